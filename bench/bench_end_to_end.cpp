@@ -1,0 +1,25 @@
+// End to end: the flagship "No cookie" run. Reports simulated seconds per wall second and
+// events per second (counters sim_s_per_s and events_per_s).
+#include <benchmark/benchmark.h>
+
+#include "experiment/simulation.h"
+
+using namespace schedlab;
+
+static void BM_WakeupFastpath_NoCookie(benchmark::State &state) {
+  const auto s =
+      scenario::load_scenario(std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios/wakeup-fastpath.toml");
+  const auto c = experiment::choose_config(s, "No cookie", {}, {});
+  double sim_s = 0;
+  u64 events = 0, seed = 1;
+  for (auto _ : state) {
+    experiment::Simulation sim(s, c.name, c.kernel, seed++);
+    const auto r = sim.run();
+    sim_s += static_cast<double>(r.metrics.end_ns) / 1e9;
+    events += r.events;
+  }
+  state.counters["sim_s_per_s"] = benchmark::Counter(sim_s, benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_WakeupFastpath_NoCookie)->Unit(benchmark::kMillisecond)->MinTime(2.0);

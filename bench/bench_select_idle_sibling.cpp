@@ -1,0 +1,44 @@
+// select_idle_sibling() on machines of 8 to 1024 CPUs, half the CPUs busy, no idle core hint
+// (the scan path) and with it (the idle-core search).
+#include <benchmark/benchmark.h>
+
+#include "kernel/kernel.h"
+#include "sim/random.h"
+
+using namespace schedlab;
+using namespace schedlab::kernel;
+
+static void run_sis(benchmark::State &state, bool idle_core_hint) {
+  const int cpus = static_cast<int>(state.range(0));
+  TopologySpec spec;
+  spec.threads_per_core = 2;
+  spec.cores_per_llc = std::min(cpus / 2, 32);
+  spec.llcs_per_socket = cpus / 2 / spec.cores_per_llc;
+  Topology topo(spec);
+  sim::EventQueue events;
+  Kernel k(topo, MachineCosts{}, KernelConfig{}, events);
+  sim::Stream rng(3, {1});
+  for (int c = 0; c < cpus; c++)
+    if (rng.uniform_u64(0, 1)) k.test_run(k.create_task("hog", 0, SCHED_NORMAL, topo.all()), c);
+  for (int c = 0; c < cpus; c += spec.cores_per_llc * 2)
+    k.sd_llc_shared(c)->nr_idle_scan = spec.cores_per_llc * 2;
+  task_struct *p = k.create_task("p", 0, SCHED_NORMAL, topo.all());
+  int sink = 0;
+  for (auto _ : state) {
+    const int prev = static_cast<int>(rng.uniform_u64(0, cpus - 1));
+    p->recent_used_cpu = prev;
+    k.set_idle_cores(prev, idle_core_hint ? 1 : 0);
+    sink += k.select_idle_sibling(p, prev, prev);
+  }
+  benchmark::DoNotOptimize(sink);
+  state.SetItemsProcessed(state.iterations());
+}
+
+static void BM_SelectIdleSibling(benchmark::State &state) {
+  run_sis(state, false);
+}
+static void BM_SelectIdleSibling_IdleCoreHint(benchmark::State &state) {
+  run_sis(state, true);
+}
+BENCHMARK(BM_SelectIdleSibling)->Arg(8)->Arg(64)->Arg(256)->Arg(1024);
+BENCHMARK(BM_SelectIdleSibling_IdleCoreHint)->Arg(8)->Arg(64)->Arg(256)->Arg(1024);

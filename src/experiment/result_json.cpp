@@ -1,0 +1,107 @@
+#include "experiment/result_json.h"
+
+#include "schedlab/version.h"
+
+namespace schedlab::experiment {
+
+using nlohmann::ordered_json;
+
+static ordered_json histogram_json(const observe::Histogram &h) {
+  ordered_json j;
+  j["count"] = h.count();
+  j["mean"] = h.mean();
+  j["p50"] = h.percentile(0.50);
+  j["p90"] = h.percentile(0.90);
+  j["p99"] = h.percentile(0.99);
+  j["p999"] = h.percentile(0.999);
+  j["max"] = h.max();
+  return j;
+}
+
+ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
+  const observe::RunMetrics &m = r.metrics;
+  ordered_json j;
+  j["schedlab_version"] = kVersion;
+  j["scenario"] = r.scenario;
+  j["config"] = r.config;
+  j["seed"] = r.seed;
+
+  ordered_json k;
+  k["version"] = r.kernel.version == kernel::KernelVersion::V6_12 ? "6.12" : "6.18";
+  ordered_json feats = ordered_json::object();
+  for (int i = 0; i < kernel::__SCHED_FEAT_NR; i++)
+    feats[std::string(kernel::kFeatures[i].name)] = static_cast<bool>(r.kernel.features.on[i]);
+  k["features"] = feats;
+  ordered_json tun = ordered_json::object();
+  for (int i = 0; i < kernel::__SCHED_TUNABLE_NR; i++)
+    tun[std::string(kernel::kTunables[i].name)] = r.kernel.tunables.v[i];
+  k["tunables"] = tun;
+  j["kernel"] = k;
+
+  const TopologySpec &t = s.topology;
+  ordered_json mach;
+  mach["cpus"] = m.cpus.size();
+  mach["sockets"] = t.sockets;
+  mach["llcs_per_socket"] = t.llcs_per_socket;
+  mach["cores_per_llc"] = t.cores_per_llc;
+  mach["threads_per_core"] = t.threads_per_core;
+  mach["context_switch_ns"] = s.costs.context_switch_ns;
+  mach["wakeup_ipi_ns"] = s.costs.wakeup_ipi_ns;
+  mach["migration_penalty_ns"] = s.costs.migration_penalty_ns;
+  mach["cross_llc_migration_penalty_ns"] = s.costs.cross_llc_migration_penalty_ns;
+  mach["smt_corun_speed"] = static_cast<double>(s.costs.smt_corun_speed) / kSpeedOne;
+  j["machine"] = mach;
+
+  j["end_time_ns"] = m.end_ns;
+  j["completion_time_ns"] = m.completion_ns;
+  j["completion_time_s"] = static_cast<double>(m.completion_ns) / 1e9;
+  j["events"] = r.events;
+  j["wakeup_latency_ns"] = histogram_json(m.wakeup_latency);
+
+  Time busy = 0, total = 0;
+  ordered_json cpus = ordered_json::array();
+  for (const auto &c : m.cpus) {
+    ordered_json cj;
+    cj["cpu"] = c.cpu;
+    cj["busy_ns"] = c.busy_ns;
+    cj["idle_ns"] = c.idle_ns;
+    cj["nr_switches"] = c.nr_switches;
+    cpus.push_back(cj);
+    busy += c.busy_ns;
+    total += c.busy_ns + c.idle_ns;
+  }
+  j["busy_pct"] = total ? 100.0 * static_cast<double>(busy) / static_cast<double>(total) : 0.0;
+  j["cpus"] = cpus;
+
+  ordered_json tasks = ordered_json::array();
+  for (const auto &tm : m.tasks) {
+    ordered_json tj;
+    tj["pid"] = tm.pid;
+    tj["comm"] = tm.comm;
+    tj["runtime_ns"] = tm.runtime_ns;
+    tj["wait_ns"] = tm.wait_ns;
+    tj["sleep_ns"] = tm.sleep_ns;
+    tj["nr_switches"] = tm.nr_switches;
+    tj["nr_voluntary_switches"] = tm.nr_voluntary_switches;
+    tj["nr_involuntary_switches"] = tm.nr_involuntary_switches;
+    tj["nr_migrations"] = tm.nr_migrations;
+    tj["nr_wakeups"] = tm.nr_wakeups;
+    tj["start_ns"] = tm.start_ns;
+    if (tm.exited)
+      tj["exit_ns"] = tm.exit_ns;
+    else
+      tj["exit_ns"] = nullptr;
+    tasks.push_back(tj);
+  }
+  j["tasks"] = tasks;
+
+  ordered_json host;
+  host["wall_s"] = r.wall_s;
+  host["events_per_s"] = r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s : 0.0;
+  host["simulated_s_per_wall_s"] =
+      r.wall_s > 0 ? static_cast<double>(m.end_ns) / 1e9 / r.wall_s : 0.0;
+  j["host"] = host;
+  return j;
+}
+
+}  // namespace schedlab::experiment

@@ -1,0 +1,304 @@
+#include "experiment/simulation.h"
+
+#include <cassert>
+#include <chrono>
+#include <stdexcept>
+
+namespace schedlab::experiment {
+
+using kernel::task_struct;
+using workload::Action;
+
+static int policy_of(scenario::Policy p) {
+  switch (p) {
+    case scenario::Policy::Batch:
+      return SCHED_BATCH;
+    case scenario::Policy::Idle:
+      return SCHED_IDLE;
+    case scenario::Policy::Normal:
+      break;
+  }
+  return kernel::SCHED_NORMAL;
+}
+
+// Stream purposes: each task has one stream per purpose, so adding a purpose never shifts
+// the values another one sees.
+enum StreamPurpose : u64 { kStreamPhases = 1, kStreamStart = 2 };
+
+Simulation::Simulation(const scenario::Scenario &s, const std::string &config_name,
+                       const kernel::KernelConfig &cfg, u64 seed)
+    : s_(s), config_name_(config_name), seed_(seed), cfg_(cfg), topo_(s.topology) {
+  kernel_ = std::make_unique<kernel::Kernel>(topo_, s.costs, cfg_, events_);
+  kernel_->set_hooks(this);
+  metrics_ = std::make_unique<observe::Metrics>(topo_.nr_cpus());
+  kernel_->add_tracer(metrics_.get());
+
+  exec_.resize(static_cast<std::size_t>(topo_.nr_cpus()));
+  for (int c = 0; c < topo_.nr_cpus(); c++)
+    exec_[static_cast<std::size_t>(c)].done_timer =
+        events_.make_timer(EV_WORK_DONE, static_cast<u32>(c));
+
+  std::size_t total = 0;
+  for (const auto &g : s.groups) total += static_cast<std::size_t>(g.count);
+  work_.reserve(total);
+  u64 task_index = 0;
+  for (const auto &g : s.groups) {
+    CpuMask allowed(topo_.nr_cpus());
+    if (g.cpus.empty())
+      allowed = topo_.all();
+    else
+      for (int c : g.cpus) allowed.set(c);
+    for (int i = 0; i < g.count; i++, task_index++) {
+      const std::string comm = g.count > 1 ? g.name + "-" + std::to_string(i) : g.name;
+      TaskWork w;
+      w.p = kernel_->create_task(comm, g.nice, policy_of(g.policy), allowed);
+      w.group = &g;
+      w.finite = !g.stress && g.loops != 0;
+      // Streams are keyed by the task's index in the scenario, not by pid or configuration:
+      // every configuration sees the same demands.
+      w.rng = sim::Stream(seed, {kStreamPhases, task_index});
+      sim::Stream start_rng(seed, {kStreamStart, task_index});
+      const Time start = workload::draw(g.start, start_rng);
+      w.act = Action{Action::Kind::Run, 0};  // a new thread runs briefly before its first phase
+      w.wake_timer = events_.make_timer(EV_TASK_WAKE, static_cast<u32>(work_.size()));
+      w.start_timer = events_.make_timer(EV_TASK_START, static_cast<u32>(work_.size()));
+      events_.arm(w.start_timer, start);
+      if (w.finite) finite_left_++;
+      work_.push_back(std::move(w));
+    }
+  }
+  for (auto &w : work_)
+    w.cursor = workload::Cursor(&w.group->phases, w.group->loops, w.group->stress);
+}
+
+Simulation::~Simulation() = default;
+
+u32 Simulation::speed_of(int cpu) const {
+  const CpuExec &e = exec_[static_cast<std::size_t>(cpu)];
+  if (!e.w || e.w->act.kind != Action::Kind::Run) return kSpeedOne;
+  bool sibling_busy = false;
+  topo_.smt_mask(cpu).for_each([&](int s) {
+    if (s != cpu && exec_[static_cast<std::size_t>(s)].w) sibling_busy = true;
+  });
+  return sibling_busy ? s_.costs.smt_corun_speed : kSpeedOne;
+}
+
+void Simulation::settle(int cpu) {
+  CpuExec &e = exec_[static_cast<std::size_t>(cpu)];
+  if (!e.w || now_ <= e.seg_start) return;
+  if (e.w->act.kind == Action::Kind::Run || e.w->act.kind == Action::Kind::Runtime) {
+    const u64 done =
+        static_cast<u64>((static_cast<unsigned __int128>(now_ - e.seg_start) * e.speed) >> 16);
+    e.w->remaining -= done < e.w->remaining ? done : e.w->remaining;
+  }
+  e.seg_start = now_;
+}
+
+void Simulation::arm_done(int cpu) {
+  CpuExec &e = exec_[static_cast<std::size_t>(cpu)];
+  if (!e.w || e.w->act.kind == Action::Kind::Forever) {
+    events_.cancel(e.done_timer);
+    return;
+  }
+  const u64 ns = static_cast<u64>(
+      ((static_cast<unsigned __int128>(e.w->remaining) << 16) + e.speed - 1) / e.speed);
+  events_.arm(e.done_timer, e.seg_start + ns);
+}
+
+void Simulation::cpu_switched(int cpu, task_struct *prev, task_struct *next) {
+  settle(cpu);
+  CpuExec &e = exec_[static_cast<std::size_t>(cpu)];
+  e.w = next->is_idle_task ? nullptr : &work_[static_cast<std::size_t>(next->pid - 1)];
+  if (e.w) {
+    // Cache refill after a move to another core (same LLC) or another LLC: extra work.
+    const int last = next->last_ran_cpu;
+    if (last >= 0 && e.w->act.kind == Action::Kind::Run &&
+        topo_.cpu(last).core != topo_.cpu(cpu).core) {
+      e.w->remaining += topo_.cpu(last).llc == topo_.cpu(cpu).llc
+                            ? s_.costs.migration_penalty_ns
+                            : s_.costs.cross_llc_migration_penalty_ns;
+    }
+    next->last_ran_cpu = cpu;
+    e.seg_start = now_ + s_.costs.context_switch_ns;
+  }
+  // The siblings' speed changes when this CPU turns busy or idle.
+  if (prev->is_idle_task != next->is_idle_task) {
+    topo_.smt_mask(cpu).for_each([&](int sib) {
+      if (sib == cpu || !exec_[static_cast<std::size_t>(sib)].w) return;
+      settle(sib);
+      exec_[static_cast<std::size_t>(sib)].speed = speed_of(sib);
+      arm_done(sib);
+    });
+  }
+  e.speed = speed_of(cpu);
+  arm_done(cpu);
+}
+
+void Simulation::work_done(int cpu) {
+  CpuExec &e = exec_[static_cast<std::size_t>(cpu)];
+  assert(e.w);
+  TaskWork &w = *e.w;
+  w.remaining = 0;
+  e.seg_start = std::max(e.seg_start, now_);
+  for (;;) {
+    const Action a = w.cursor.next(w.rng);
+    switch (a.kind) {
+      case Action::Kind::Run:
+      case Action::Kind::Runtime:
+        if (a.amount == 0) continue;
+        w.act = a;
+        w.remaining = a.amount;
+        e.speed = speed_of(cpu);
+        arm_done(cpu);
+        return;
+      case Action::Kind::Forever:
+        w.act = a;
+        arm_done(cpu);
+        return;
+      case Action::Kind::Sleep: {
+        w.act = Action{Action::Kind::Run, 0};
+        w.p->__state = kernel::TASK_INTERRUPTIBLE;
+        // hrtimer with the task's slack: an isolated timer fires at the end of its range.
+        const Time slack = static_cast<Time>(cfg_.tunables[kernel::TUNABLE_timer_slack_ns]);
+        events_.arm(w.wake_timer, now_ + a.amount + slack);
+        kernel_->block_current(cpu);
+        return;
+      }
+      case Action::Kind::Exit:
+        w.act = Action{Action::Kind::Exit, 0};
+        finite_left_--;
+        kernel_->do_exit(cpu);
+        return;
+    }
+  }
+}
+
+void Simulation::handle(const sim::EventQueue::Fired &f) {
+  switch (f.kind) {
+    case kernel::EV_TICK:
+    case kernel::EV_IPI:
+      kernel_->handle_event(f.kind, f.arg);
+      break;
+    case EV_TASK_START:
+      // MODEL: tasks are forked by a launcher on CPU 0 that takes no CPU time itself.
+      kernel_->wake_up_new_task(work_[f.arg].p, 0);
+      break;
+    case EV_TASK_WAKE: {
+      task_struct *p = work_[f.arg].p;
+      kernel_->try_to_wake_up(p, 0, p->timer_cpu);
+      break;
+    }
+    case EV_WORK_DONE:
+      work_done(static_cast<int>(f.arg));
+      break;
+    default:
+      assert(false && "unknown event");
+  }
+}
+
+RunResult Simulation::run() {
+  const auto t0 = std::chrono::steady_clock::now();
+  RunResult r;
+  r.scenario = s_.name;
+  r.config = config_name_;
+  r.seed = seed_;
+  r.kernel = cfg_;
+  u64 nr = 0;
+  const Time limit = s_.duration_ns ? s_.duration_ns : kTimeNever;
+  bool any_finite = finite_left_ > 0;
+  while (!events_.empty()) {
+    if (any_finite && finite_left_ == 0) break;
+    if (events_.next_time() > limit) break;
+    const auto f = events_.pop();
+    now_ = f.time;
+    kernel_->set_clock(now_);
+    handle(f);
+    kernel_->run_preempt_points();
+    nr++;
+  }
+  const Time end =
+      (any_finite && finite_left_ == 0) ? now_ : (s_.duration_ns ? s_.duration_ns : now_);
+  now_ = end;
+  std::vector<const task_struct *> tasks;
+  for (const auto &w : work_) tasks.push_back(w.p);
+  r.metrics = metrics_->finish(end, tasks);
+  r.events = nr;
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+static bool parse_bool(const std::string &v, bool *out) {
+  if (v == "1" || v == "true" || v == "on" || v == "yes") return *out = true, true;
+  if (v == "0" || v == "false" || v == "off" || v == "no") return *out = false, true;
+  return false;
+}
+
+ConfigChoice choose_config(const scenario::Scenario &s, const std::string &name,
+                           const std::vector<std::string> &feature_overrides,
+                           const std::vector<std::string> &tunable_overrides) {
+  ConfigChoice c;
+  const scenario::ConfigSpec *spec = nullptr;
+  if (!s.configs.empty()) {
+    if (name.empty()) {
+      spec = &s.configs.front();
+    } else {
+      for (const auto &cs : s.configs)
+        if (cs.name == name) spec = &cs;
+      if (!spec) {
+        std::string names;
+        for (const auto &cs : s.configs) names += (names.empty() ? "\"" : ", \"") + cs.name + "\"";
+        throw std::invalid_argument("--config: no configuration named \"" + name + "\" in " +
+                                    s.file + " (it has " + names + ")");
+      }
+    }
+  } else if (!name.empty() && name != "default") {
+    throw std::invalid_argument("--config: " + s.file +
+                                " declares no configurations; omit --config");
+  }
+  c.name = spec ? spec->name : "default";
+  c.kernel = scenario::apply_config(s, spec);
+  for (const std::string &o : feature_overrides) {
+    const auto eq = o.find('=');
+    const std::string n = o.substr(0, eq);
+    const auto id = kernel::find_feature(n);
+    if (!id)
+      throw std::invalid_argument("--feature " + o + ": unknown feature '" + n +
+                                  "' (see `schedlab help features`)");
+    bool v = false;
+    if (eq == std::string::npos || !parse_bool(o.substr(eq + 1), &v))
+      throw std::invalid_argument("--feature " + o + ": expected NAME=true or NAME=false");
+    c.kernel.features.on[*id] = v;
+  }
+  for (const std::string &o : tunable_overrides) {
+    const auto eq = o.find('=');
+    const std::string n = o.substr(0, eq);
+    const auto id = kernel::find_tunable(n);
+    if (!id)
+      throw std::invalid_argument("--tunable " + o + ": unknown tunable '" + n +
+                                  "' (see `schedlab help tunables`)");
+    if (eq == std::string::npos)
+      throw std::invalid_argument("--tunable " + o + ": expected NAME=INTEGER");
+    const std::string val = o.substr(eq + 1);
+    std::size_t pos = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(val, &pos);
+    } catch (const std::exception &) {
+      pos = 0;
+    }
+    if (val.empty() || pos != val.size())
+      throw std::invalid_argument("--tunable " + o + ": '" + val + "' is not an integer");
+    const auto &info = kernel::kTunables[*id];
+    if (v < info.min || v > info.max)
+      throw std::invalid_argument("--tunable " + o + ": must be between " +
+                                  std::to_string(info.min) + " and " + std::to_string(info.max));
+    if (*id == kernel::TUNABLE_hz && v != 100 && v != 250 && v != 300 && v != 1000)
+      throw std::invalid_argument("--tunable " + o + ": hz must be 100, 250, 300 or 1000");
+    c.kernel.tunables.v[*id] = v;
+  }
+  return c;
+}
+
+}  // namespace schedlab::experiment

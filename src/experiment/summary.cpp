@@ -1,0 +1,63 @@
+#include "experiment/summary.h"
+
+#include <fmt/format.h>
+
+namespace schedlab::experiment {
+
+static std::string ms(Time ns) {
+  return fmt::format("{:.3f}", static_cast<double>(ns) / 1e6);
+}
+
+std::string run_summary(const RunResult &r, const scenario::Scenario &s) {
+  const observe::RunMetrics &m = r.metrics;
+  const TopologySpec &t = s.topology;
+  std::string out;
+  out += fmt::format("{}: configuration \"{}\", seed {}\n", r.scenario, r.config, r.seed);
+  out += fmt::format(
+      "machine: {} CPUs = {} socket(s) x {} LLC(s) x {} cores x {} threads; kernel {}, HZ={}\n",
+      m.cpus.size(), t.sockets, t.llcs_per_socket, t.cores_per_llc, t.threads_per_core,
+      r.kernel.version == kernel::KernelVersion::V6_12 ? "6.12" : "6.18",
+      r.kernel.tunables[kernel::TUNABLE_hz]);
+  int exited = 0;
+  for (const auto &tm : m.tasks) exited += tm.exited;
+  if (m.completion_ns)
+    out += fmt::format("completion time: {:.3f} s ({} of {} tasks exited)\n",
+                       static_cast<double>(m.completion_ns) / 1e9, exited, m.tasks.size());
+  else
+    out += fmt::format("ran for {:.3f} s (no task exited)\n", static_cast<double>(m.end_ns) / 1e9);
+  const auto &h = m.wakeup_latency;
+  out += fmt::format(
+      "wakeup latency (us): p50 {:.1f}  p90 {:.1f}  p99 {:.1f}  p99.9 {:.1f}  max {:.1f}  ({} "
+      "wakeups)\n",
+      h.percentile(0.5) / 1e3, h.percentile(0.9) / 1e3, h.percentile(0.99) / 1e3,
+      h.percentile(0.999) / 1e3, h.max() / 1e3, h.count());
+  Time busy = 0, total = 0;
+  std::string per_cpu;
+  for (const auto &c : m.cpus) {
+    busy += c.busy_ns;
+    total += c.busy_ns + c.idle_ns;
+    if (m.cpus.size() <= 64)
+      per_cpu += fmt::format(" {}:{:.0f}%", c.cpu,
+                             100.0 * static_cast<double>(c.busy_ns) /
+                                 static_cast<double>(std::max<Time>(1, c.busy_ns + c.idle_ns)));
+  }
+  out += fmt::format(
+      "CPU busy: {:.1f}% overall;{}\n",
+      100.0 * static_cast<double>(busy) / static_cast<double>(std::max<Time>(1, total)), per_cpu);
+  if (m.tasks.size() <= 32) {
+    out += fmt::format("{:>6} {:<16} {:>12} {:>12} {:>12} {:>6} {:>7}\n", "pid", "comm",
+                       "runtime_ms", "wait_ms", "sleep_ms", "migr", "switch");
+    for (const auto &tm : m.tasks)
+      out += fmt::format("{:>6} {:<16} {:>12} {:>12} {:>12} {:>6} {:>7}\n", tm.pid, tm.comm,
+                         ms(tm.runtime_ns), ms(tm.wait_ns), ms(tm.sleep_ns), tm.nr_migrations,
+                         tm.nr_switches);
+  }
+  out += fmt::format(
+      "simulated {:.3f} s in {:.3f} s of wall time ({:.0f}x real time), {} events ({:.2f} M/s)\n",
+      static_cast<double>(m.end_ns) / 1e9, r.wall_s,
+      r.wall_s > 0 ? static_cast<double>(m.end_ns) / 1e9 / r.wall_s : 0.0, r.events,
+      r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s / 1e6 : 0.0);
+  return out;
+}
+
+}  // namespace schedlab::experiment

@@ -1,0 +1,426 @@
+// kernel/sched/core.c: runqueues, __schedule(), try_to_wake_up(), the tick.
+#include <algorithm>
+#include <cassert>
+
+#include "kernel/kernel.h"
+
+namespace schedlab::kernel {
+
+const int sched_prio_to_weight[40] = {
+    /* -20 */ 88761, 71755, 56483, 46273, 36291,
+    /* -15 */ 29154, 23254, 18705, 14949, 11916,
+    /* -10 */ 9548,  7620,  6100,  4904,  3906,
+    /*  -5 */ 3121,  2501,  1991,  1586,  1277,
+    /*   0 */ 1024,  820,   655,   526,   423,
+    /*   5 */ 335,   272,   215,   172,   137,
+    /*  10 */ 110,   87,    70,    56,    45,
+    /*  15 */ 36,    29,    23,    18,    15,
+};
+
+static int ilog2(unsigned v) {
+  return 31 - __builtin_clz(v);
+}
+
+Kernel::Kernel(const Topology &topo, const MachineCosts &costs, const KernelConfig &cfg,
+               sim::EventQueue &events)
+    : topo_(topo), costs_(costs), cfg_(cfg), events_(events), nr_cpus_(topo.nr_cpus()) {
+  smt_active_ = topo.threads_per_core() > 1;
+  cluster_active_ = topo.spec().clusters_per_llc > 1;
+  const auto &t = cfg_.tunables;
+  // sched_update_scaling(): the effective slice grows with the CPU count, capped at 8 CPUs.
+  unsigned factor = 1;
+  unsigned cpus = static_cast<unsigned>(std::min(nr_cpus_, 8));
+  if (t[TUNABLE_tunable_scaling] == 1) factor = 1 + ilog2(cpus);
+  if (t[TUNABLE_tunable_scaling] == 2) factor = cpus;
+  sysctl_sched_base_slice_ = t[TUNABLE_base_slice_ns] != 0
+                                 ? static_cast<u64>(t[TUNABLE_base_slice_ns])
+                                 : static_cast<u64>(t[TUNABLE_normalized_base_slice_ns]) * factor;
+  const u64 hz = static_cast<u64>(t[TUNABLE_hz]);
+  tick_nsec_ = (NSEC_PER_SEC + hz / 2) / hz;
+
+  rqs_.resize(nr_cpus_);
+  idle_tasks_.resize(nr_cpus_);
+  tick_timer_.resize(nr_cpus_);
+  ipi_timer_.resize(nr_cpus_);
+  for (int cpu = 0; cpu < nr_cpus_; cpu++) init_rq(cpu);
+  build_sched_domains();
+}
+
+Kernel::~Kernel() = default;
+
+void Kernel::init_rq(int cpu) {
+  rqs_[cpu] = std::make_unique<struct rq>();
+  struct rq *rq = rqs_[cpu].get();
+  rq->cpu = cpu;
+  const u64 migration_cost = static_cast<u64>(cfg_.tunables[TUNABLE_migration_cost_ns]);
+  rq->avg_idle = 2 * migration_cost;
+  rq->max_idle_balance_cost = migration_cost;
+  auto idle = std::make_unique<task_struct>();
+  idle->pid = 0;
+  idle->comm = "swapper/" + std::to_string(cpu);
+  idle->is_idle_task = true;
+  idle->__state = TASK_RUNNING;
+  idle->cpu = cpu;
+  idle->on_cpu = 1;
+  idle->cpus_mask = CpuMask(nr_cpus_);
+  idle->cpus_mask.set(cpu);
+  idle->nr_cpus_allowed = 1;
+  idle->se.task = idle.get();
+  rq->idle = rq->curr = idle.get();
+  idle_tasks_[cpu] = std::move(idle);
+  tick_timer_[cpu] = events_.make_timer(EV_TICK, static_cast<u32>(cpu));
+  ipi_timer_[cpu] = events_.make_timer(EV_IPI, static_cast<u32>(cpu));
+}
+
+task_struct *Kernel::create_task(const std::string &comm, int nice, int policy,
+                                 const CpuMask &allowed) {
+  auto p = std::make_unique<task_struct>();
+  p->pid = next_pid_++;
+  p->tgid = p->pid;
+  p->comm = comm;
+  p->static_nice = nice;
+  p->policy = policy;
+  p->cpus_mask = allowed;
+  p->nr_cpus_allowed = allowed.weight();
+  p->se.task = p.get();
+  p->se.weight = policy == SCHED_IDLE ? WEIGHT_IDLEPRIO
+                                      : static_cast<unsigned long>(sched_prio_to_weight[nice + 20]);
+  p->se.slice = sysctl_sched_base_slice_;
+  // init_entity_runnable_average(): a new task starts with a full load, no utilisation.
+  p->se.avg.load_avg = p->se.weight;
+  tasks_.push_back(std::move(p));
+  return tasks_.back().get();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Idle tests and topology helpers
+
+bool Kernel::idle_cpu(int cpu) const {
+  const struct rq *rq = cpu_rq(cpu);
+  return rq->curr == rq->idle && rq->nr_running == 0 && rq->ttwu_pending == 0;
+}
+
+bool Kernel::sched_idle_cpu(int cpu) const {
+  const struct rq *rq = cpu_rq(cpu);
+  return rq->nr_running > 0 && rq->nr_running == rq->cfs.h_nr_idle;
+}
+
+bool Kernel::cpus_share_cache(int a, int b) const {
+  return a == b || per_cpu_sd_llc_id_[a] == per_cpu_sd_llc_id_[b];
+}
+
+bool Kernel::cpus_share_resources(int a, int b) const {
+  return a == b || per_cpu_sd_share_id_[a] == per_cpu_sd_share_id_[b];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rescheduling
+
+void Kernel::resched_curr(struct rq *rq) {
+  task_struct *curr = rq->curr;
+  if (curr->need_resched) return;
+  curr->need_resched = true;
+  if (rq->cpu == this_cpu_)
+    pending_resched_.push_back(rq->cpu);
+  else
+    send_ipi(rq->cpu);
+}
+
+void Kernel::send_ipi(int cpu) {
+  // An IPI already on its way covers this one too: it is handled no later than a new one.
+  if (!events_.armed(ipi_timer_[cpu])) events_.arm(ipi_timer_[cpu], clock_ + costs_.wakeup_ipi_ns);
+}
+
+void Kernel::run_preempt_points() {
+  for (std::size_t i = 0; i < pending_resched_.size(); i++) {
+    const int cpu = pending_resched_[i];
+    if (cpu_rq(cpu)->curr->need_resched) {
+      this_cpu_ = cpu;
+      __schedule(cpu, true);
+    }
+  }
+  pending_resched_.clear();
+}
+
+void Kernel::handle_event(u32 kind, u32 arg) {
+  const int cpu = static_cast<int>(arg);
+  this_cpu_ = cpu;
+  struct rq *rq = cpu_rq(cpu);
+  switch (kind) {
+    case EV_TICK:
+      sched_tick(cpu);
+      if (rq->curr != rq->idle) events_.arm(tick_timer_[cpu], clock_ + tick_nsec_);
+      break;
+    case EV_IPI:
+      sched_ttwu_pending(rq);
+      if (rq->curr->need_resched) pending_resched_.push_back(cpu);
+      break;
+    default:
+      assert(false && "not a kernel event");
+  }
+}
+
+// NO_HZ idle: an idle CPU takes no tick; a busy one ticks on jiffy boundaries, as all CPUs
+// share the jiffies clock.
+void Kernel::tick_restart(int cpu) {
+  events_.arm(tick_timer_[cpu], (clock_ / tick_nsec_ + 1) * tick_nsec_);
+}
+
+void Kernel::tick_stop(int cpu) {
+  events_.cancel(tick_timer_[cpu]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Enqueue, dequeue, migration
+
+void Kernel::activate_task(struct rq *rq, task_struct *p, int flags) {
+  enqueue_task_fair(rq, p, flags);
+  p->on_rq = TASK_ON_RQ_QUEUED;
+}
+
+void Kernel::deactivate_task(struct rq *rq, task_struct *p, int flags) {
+  p->on_rq = (flags & DEQUEUE_SLEEP) ? 0 : TASK_ON_RQ_MIGRATING;
+  dequeue_task_fair(rq, p, flags);
+}
+
+void Kernel::set_task_cpu(task_struct *p, int new_cpu) {
+  if (p->cpu != new_cpu) {
+    for (TraceSink *t : tracers_) t->sched_migrate_task(clock_, p, p->cpu, new_cpu);
+    migrate_task_rq_fair(p, new_cpu);
+    p->se.nr_migrations++;
+  }
+  p->cpu = new_cpu;
+  p->wake_cpu = new_cpu;
+}
+
+int Kernel::select_task_rq(task_struct *p, int cpu, int *wake_flags) {
+  if (p->nr_cpus_allowed > 1) {
+    cpu = select_task_rq_fair(p, cpu, *wake_flags);
+    *wake_flags |= WF_RQ_SELECTED;
+  } else {
+    cpu = p->cpus_mask.first();
+  }
+  // select_fallback_rq(): MODEL: the first allowed CPU (all CPUs are always online here).
+  if (!p->cpus_mask.test(cpu)) cpu = p->cpus_mask.first();
+  return cpu;
+}
+
+void Kernel::wakeup_preempt(struct rq *rq, task_struct *p, int flags) {
+  if (rq->curr == rq->idle) {
+    resched_curr(rq);  // the fair class outranks the idle class
+    return;
+  }
+  check_preempt_wakeup_fair(rq, p, flags);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wakeups
+
+void Kernel::wake_up_new_task(task_struct *p, int this_cpu) {
+  this_cpu_ = this_cpu;
+  // sched_fork(): the child starts on the parent's CPU and remembers it.
+  p->cpu = p->wake_cpu = p->recent_used_cpu = this_cpu;
+  p->__state = TASK_RUNNING;
+  for (TraceSink *t : tracers_) t->sched_process_fork(clock_, p);
+  int wake_flags = WF_FORK;
+  const int cpu = select_task_rq(p, p->cpu, &wake_flags);
+  p->cpu = p->wake_cpu = cpu;  // __set_task_cpu(): a fork is not a migration
+  struct rq *rq = cpu_rq(cpu);
+  post_init_entity_util_avg(p);
+  activate_task(rq, p, ENQUEUE_NOCLOCK | ENQUEUE_INITIAL);
+  for (TraceSink *t : tracers_) t->sched_wakeup_new(clock_, p, cpu);
+  wakeup_preempt(rq, p, wake_flags);
+}
+
+bool Kernel::try_to_wake_up(task_struct *p, int wake_flags, int this_cpu) {
+  this_cpu_ = this_cpu;
+  if (p->__state == TASK_RUNNING || p->__state == TASK_DEAD) return false;
+  wake_flags |= WF_TTWU;
+  for (TraceSink *t : tracers_) t->sched_waking(clock_, this_cpu, p);
+
+  if (p->on_rq) {
+    // ttwu_runnable(): still queued (delayed dequeue), so it wakes where it is.
+    struct rq *rq = cpu_rq(p->cpu);
+    if (p->se.sched_delayed) enqueue_task_fair(rq, p, ENQUEUE_NOCLOCK | ENQUEUE_DELAYED);
+    if (rq->curr != p) wakeup_preempt(rq, p, wake_flags);
+    p->__state = TASK_RUNNING;
+    rq->ttwu_count++;
+    if (p->cpu == this_cpu) rq->ttwu_local++;
+    for (TraceSink *t : tracers_) t->sched_wakeup(clock_, p, p->cpu);
+    return true;
+  }
+
+  p->__state = TASK_WAKING;
+  const int cpu = select_task_rq(p, p->wake_cpu, &wake_flags);
+  if (p->cpu != cpu) {
+    wake_flags |= WF_MIGRATED;
+    set_task_cpu(p, cpu);
+  }
+  cpu_rq(cpu)->ttwu_count++;
+  if (cpu == this_cpu) cpu_rq(cpu)->ttwu_local++;
+  ttwu_queue(p, cpu, wake_flags, this_cpu);
+  return true;
+}
+
+bool Kernel::ttwu_queue_cond(task_struct *p, int cpu, int this_cpu) const {
+  if (!p->cpus_mask.test(cpu)) return false;
+  if (!cpus_share_cache(this_cpu, cpu)) return true;
+  if (cpu == this_cpu) return false;
+  // An idle target activates the task itself, sparing the (busy) waking CPU the work.
+  return cpu_rq(cpu)->nr_running == 0;
+}
+
+void Kernel::ttwu_queue(task_struct *p, int cpu, int wake_flags, int this_cpu) {
+  struct rq *rq = cpu_rq(cpu);
+  if (sched_feat(__SCHED_FEAT_TTWU_QUEUE) && ttwu_queue_cond(p, cpu, this_cpu)) {
+    rq->ttwu_pending = 1;
+    rq->wake_list.emplace_back(p, wake_flags);
+    send_ipi(cpu);
+    return;
+  }
+  ttwu_do_activate(rq, p, wake_flags);
+}
+
+void Kernel::sched_ttwu_pending(struct rq *rq) {
+  if (rq->wake_list.empty()) return;
+  auto list = std::move(rq->wake_list);
+  rq->wake_list.clear();
+  for (auto [p, flags] : list) ttwu_do_activate(rq, p, flags);
+  rq->ttwu_pending = 0;
+}
+
+void Kernel::ttwu_do_activate(struct rq *rq, task_struct *p, int wake_flags) {
+  int en_flags = ENQUEUE_WAKEUP | ENQUEUE_NOCLOCK;
+  if (wake_flags & WF_MIGRATED) en_flags |= ENQUEUE_MIGRATED;
+  activate_task(rq, p, en_flags);
+  wakeup_preempt(rq, p, wake_flags);
+  p->__state = TASK_RUNNING;
+  for (TraceSink *t : tracers_) t->sched_wakeup(clock_, p, rq->cpu);
+  // 6.12-6.19: avg_idle is sampled only when a wakeup lands on a CPU with an idle stamp.
+  if (rq->idle_stamp) update_rq_avg_idle(rq);
+}
+
+// update_rq_avg_idle(): the length of the idle period that just ended, as a 1/8 EWMA,
+// clamped so that one long idle period cannot dominate.
+void Kernel::update_rq_avg_idle(struct rq *rq) {
+  const u64 delta = clock_ - rq->idle_stamp;
+  const s64 diff = static_cast<s64>(delta) - static_cast<s64>(rq->avg_idle);
+  rq->avg_idle = static_cast<u64>(static_cast<s64>(rq->avg_idle) + diff / 8);
+  rq->avg_idle = std::min(rq->avg_idle, 2 * rq->max_idle_balance_cost);
+  rq->idle_stamp = 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Blocking and exit
+
+void Kernel::block_current(int cpu) {
+  this_cpu_ = cpu;
+  task_struct *p = cpu_rq(cpu)->curr;
+  assert(!p->is_idle_task && p->__state != TASK_RUNNING);
+  p->timer_cpu = cpu;  // the sleep's hrtimer is armed on this CPU and fires there
+  __schedule(cpu, false);
+}
+
+void Kernel::do_exit(int cpu) {
+  this_cpu_ = cpu;
+  task_struct *p = cpu_rq(cpu)->curr;
+  assert(!p->is_idle_task);
+  p->__state = TASK_DEAD;
+  for (TraceSink *t : tracers_) t->sched_process_exit(clock_, p);
+  __schedule(cpu, false);
+}
+
+// ---------------------------------------------------------------------------------------------
+// __schedule()
+
+task_struct *Kernel::pick_next_task(struct rq *rq, task_struct *prev) {
+  for (;;) {
+    task_struct *p = pick_task_fair(rq);
+    if (p) {
+      if (p != prev) {
+        if (prev->is_idle_task)
+          put_prev_task_idle(rq, prev);
+        else
+          put_prev_task_fair(rq, prev);
+        set_next_task_fair(rq, p);
+      }
+      return p;
+    }
+    if (sched_balance_newidle(rq) > 0) continue;
+    if (!prev->is_idle_task) {
+      put_prev_task_fair(rq, prev);
+      set_next_task_idle(rq, rq->idle);
+    }
+    return rq->idle;
+  }
+}
+
+void Kernel::__schedule(int cpu, bool preempt) {
+  struct rq *rq = cpu_rq(cpu);
+  task_struct *prev = rq->curr;
+  const unsigned int prev_state = prev->__state;
+  rq->sched_count++;
+
+  bool voluntary = false;
+  if (!preempt && prev_state != TASK_RUNNING) {
+    // block_task(): a sleeper may stay queued as "delayed" (DELAY_DEQUEUE).
+    int flags = DEQUEUE_SLEEP | DEQUEUE_NOCLOCK;
+    if (prev_state & TASK_DEAD) flags |= DEQUEUE_SPECIAL;
+    if (dequeue_task_fair(rq, prev, flags)) prev->on_rq = 0;
+    voluntary = true;
+  }
+
+  task_struct *next = pick_next_task(rq, prev);
+  prev->need_resched = false;
+  if (prev == next) return;
+
+  rq->nr_switches++;
+  if (!prev->is_idle_task) {
+    prev->nr_switches++;
+    if (voluntary)
+      prev->nr_voluntary_switches++;
+    else
+      prev->nr_involuntary_switches++;
+  }
+  if (!next->is_idle_task) next->nr_switches++;
+  rq->curr = next;
+  prev->on_cpu = 0;
+  next->on_cpu = 1;
+  next->need_resched = false;
+  for (TraceSink *t : tracers_) t->sched_switch(clock_, cpu, prev, prev_state, next);
+  if (next->is_idle_task) {
+    rq->sched_goidle++;
+    tick_stop(cpu);
+    for (TraceSink *t : tracers_) t->cpu_idle(clock_, cpu, true);
+  } else if (prev->is_idle_task) {
+    tick_restart(cpu);
+    for (TraceSink *t : tracers_) t->cpu_idle(clock_, cpu, false);
+  }
+  if (hooks_) hooks_->cpu_switched(cpu, prev, next);
+}
+
+void Kernel::sched_tick(int cpu) {
+  struct rq *rq = cpu_rq(cpu);
+  if (rq->curr != rq->idle) task_tick_fair(rq, rq->curr);
+  sched_balance_trigger(rq);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Test helpers
+
+void Kernel::test_enqueue(task_struct *p, int cpu) {
+  this_cpu_ = cpu;
+  p->cpu = p->wake_cpu = cpu;
+  p->__state = TASK_RUNNING;
+  activate_task(cpu_rq(cpu), p, ENQUEUE_WAKEUP);
+}
+
+void Kernel::test_run(task_struct *p, int cpu) {
+  test_enqueue(p, cpu);
+  struct rq *rq = cpu_rq(cpu);
+  rq->curr->need_resched = true;
+  __schedule(cpu, true);
+  pending_resched_.clear();
+}
+
+}  // namespace schedlab::kernel

@@ -1,0 +1,456 @@
+// kernel/sched/fair.c: the EEVDF fair class (entity placement, pick, preemption, tick).
+#include <algorithm>
+#include <cassert>
+
+#include "kernel/kernel.h"
+
+namespace schedlab::kernel {
+
+#define sched_feat(x) sched_feat(__SCHED_FEAT_##x)
+
+namespace {
+
+inline u64 mul_u64_u32_shr(u64 a, u64 mul, unsigned shift) {
+  return static_cast<u64>((static_cast<unsigned __int128>(a) * mul) >> shift);
+}
+
+inline int fls32(u32 x) {
+  return x ? 32 - __builtin_clz(x) : 0;
+}
+
+inline s64 entity_key(const struct cfs_rq *cfs_rq, const sched_entity *se) {
+  return static_cast<s64>(se->vruntime - cfs_rq->min_vruntime);
+}
+
+inline bool entity_before(const sched_entity *a, const sched_entity *b) {
+  return static_cast<s64>(a->deadline - b->deadline) < 0;
+}
+
+inline u64 min_vruntime(u64 a, u64 b) {
+  return static_cast<s64>(b - a) < 0 ? b : a;
+}
+
+inline s64 div_s64(s64 a, s64 b) {
+  return a / b;
+}
+
+}  // namespace
+
+// __calc_delta(): delta * NICE_0_LOAD / weight in the kernel's 32-bit fixed point, so that
+// vruntimes advance by exactly the kernel's (rounded) amounts.
+u64 Kernel::calc_delta_fair(u64 delta, const sched_entity *se) const {
+  if (se->weight == NICE_0_LOAD) return delta;
+  const u64 inv_weight = (u64{1} << 32) / se->weight;  // sched_prio_to_wmult[]
+  u64 fact = NICE_0_LOAD * inv_weight;
+  int shift = 32;
+  const u32 fact_hi = static_cast<u32>(fact >> 32);
+  if (fact_hi) {
+    const int fs = fls32(fact_hi);
+    shift -= fs;
+    fact >>= fs;
+  }
+  return mul_u64_u32_shr(delta, fact, static_cast<unsigned>(shift));
+}
+
+// ---------------------------------------------------------------------------------------------
+// avg_vruntime (V), eligibility, min_vruntime
+
+void Kernel::avg_vruntime_add(struct cfs_rq *cfs_rq, sched_entity *se) {
+  const s64 w = static_cast<s64>(se->weight);
+  cfs_rq->avg_vruntime += entity_key(cfs_rq, se) * w;
+  cfs_rq->avg_load += static_cast<u64>(w);
+}
+
+void Kernel::avg_vruntime_sub(struct cfs_rq *cfs_rq, sched_entity *se) {
+  const s64 w = static_cast<s64>(se->weight);
+  cfs_rq->avg_vruntime -= entity_key(cfs_rq, se) * w;
+  cfs_rq->avg_load -= static_cast<u64>(w);
+}
+
+u64 Kernel::avg_vruntime(struct cfs_rq *cfs_rq) const {
+  const sched_entity *curr = cfs_rq->curr;
+  s64 avg = cfs_rq->avg_vruntime;
+  s64 load = static_cast<s64>(cfs_rq->avg_load);
+  if (curr && curr->on_rq) {
+    const s64 w = static_cast<s64>(curr->weight);
+    avg += entity_key(cfs_rq, curr) * w;
+    load += w;
+  }
+  if (load) {
+    if (avg < 0) avg -= (load - 1);  // round towards -inf, as the kernel does
+    avg = div_s64(avg, load);
+  }
+  return cfs_rq->min_vruntime + static_cast<u64>(avg);
+}
+
+// Eligible iff vruntime <= V, tested without dividing: sum w_i (v_i - v0) >= (v - v0) sum w_i.
+bool Kernel::entity_eligible(struct cfs_rq *cfs_rq, sched_entity *se) const {
+  const sched_entity *curr = cfs_rq->curr;
+  s64 avg = cfs_rq->avg_vruntime;
+  s64 load = static_cast<s64>(cfs_rq->avg_load);
+  if (curr && curr->on_rq) {
+    const s64 w = static_cast<s64>(curr->weight);
+    avg += entity_key(cfs_rq, curr) * w;
+    load += w;
+  }
+  return avg >= static_cast<s64>(se->vruntime - cfs_rq->min_vruntime) * load;
+}
+
+void Kernel::update_min_vruntime(struct cfs_rq *cfs_rq) {
+  sched_entity *curr = cfs_rq->curr;
+  u64 vruntime = cfs_rq->min_vruntime;
+  if (curr) {
+    if (curr->on_rq)
+      vruntime = curr->vruntime;
+    else
+      curr = nullptr;
+  }
+  if (!cfs_rq->timeline.empty()) {
+    u64 tree_min = cfs_rq->timeline.front()->vruntime;
+    for (const sched_entity *se : cfs_rq->timeline) tree_min = min_vruntime(tree_min, se->vruntime);
+    vruntime = curr ? min_vruntime(vruntime, tree_min) : tree_min;
+  }
+  // __update_min_vruntime(): min_vruntime only moves forward; rebase the V sums with it.
+  const s64 delta = static_cast<s64>(vruntime - cfs_rq->min_vruntime);
+  if (delta > 0) {
+    cfs_rq->avg_vruntime -= static_cast<s64>(cfs_rq->avg_load) * delta;
+    cfs_rq->min_vruntime = vruntime;
+  }
+}
+
+void Kernel::__enqueue_entity(struct cfs_rq *cfs_rq, sched_entity *se) {
+  avg_vruntime_add(cfs_rq, se);
+  cfs_rq->timeline.push_back(se);
+}
+
+void Kernel::__dequeue_entity(struct cfs_rq *cfs_rq, sched_entity *se) {
+  auto it = std::find(cfs_rq->timeline.begin(), cfs_rq->timeline.end(), se);
+  assert(it != cfs_rq->timeline.end());
+  cfs_rq->timeline.erase(it);
+  avg_vruntime_sub(cfs_rq, se);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Slices, deadlines, lag
+
+bool Kernel::update_deadline(struct cfs_rq *, sched_entity *se) {
+  if (static_cast<s64>(se->vruntime - se->deadline) < 0) return false;
+  if (!se->custom_slice) se->slice = sysctl_sched_base_slice_;
+  se->deadline = se->vruntime + calc_delta_fair(se->slice, se);
+  return true;
+}
+
+void Kernel::update_entity_lag(struct cfs_rq *cfs_rq, sched_entity *se) {
+  const s64 lag = static_cast<s64>(avg_vruntime(cfs_rq) - se->vruntime);
+  const s64 limit = static_cast<s64>(calc_delta_fair(std::max<u64>(2 * se->slice, tick_nsec_), se));
+  se->vlag = std::clamp(lag, -limit, limit);
+}
+
+u64 Kernel::cfs_rq_min_slice(struct cfs_rq *cfs_rq) const {
+  u64 min_slice = ~u64{0};
+  if (cfs_rq->curr && cfs_rq->curr->on_rq) min_slice = cfs_rq->curr->slice;
+  for (const sched_entity *se : cfs_rq->timeline) min_slice = std::min(min_slice, se->slice);
+  return min_slice;
+}
+
+// 6.17+: a picked entity is protected from wakeup preemption until vprot (RUN_TO_PARITY).
+void Kernel::set_protect_slice(struct cfs_rq *cfs_rq, sched_entity *se) {
+  u64 slice = sched_feat(RUN_TO_PARITY)
+                  ? cfs_rq_min_slice(cfs_rq)
+                  : static_cast<u64>(cfg_.tunables[TUNABLE_normalized_base_slice_ns]);
+  slice = std::min(slice, se->slice);
+  se->vprot = se->deadline;
+  if (slice != se->slice)
+    se->vprot = min_vruntime(se->vprot, se->vruntime + calc_delta_fair(slice, se));
+}
+
+bool Kernel::protect_slice(const sched_entity *se) const {
+  return static_cast<s64>(se->vprot - se->vruntime) > 0;
+}
+
+void Kernel::update_protect_slice(struct cfs_rq *cfs_rq, sched_entity *se) {
+  const u64 slice = cfs_rq_min_slice(cfs_rq);
+  se->vprot = min_vruntime(se->vprot, se->vruntime + calc_delta_fair(slice, se));
+}
+
+void Kernel::place_entity(struct cfs_rq *cfs_rq, sched_entity *se, int flags) {
+  const u64 vruntime = avg_vruntime(cfs_rq);
+  s64 lag = 0;
+  if (!se->custom_slice) se->slice = sysctl_sched_base_slice_;
+  u64 vslice = calc_delta_fair(se->slice, se);
+
+  // Keep the entity's lag across the sleep. Adding it to the queue moves V by its own
+  // weight's share, so inflate the lag first: v_i = V' - lag * (W + w_i) / W.
+  if (sched_feat(PLACE_LAG) && cfs_rq->nr_queued && se->vlag) {
+    const sched_entity *curr = cfs_rq->curr;
+    lag = se->vlag;
+    s64 load = static_cast<s64>(cfs_rq->avg_load);
+    if (curr && curr->on_rq) load += static_cast<s64>(curr->weight);
+    lag *= load + static_cast<s64>(se->weight);
+    if (!load) load = 1;
+    lag = div_s64(lag, load);
+  }
+  se->vruntime = vruntime - static_cast<u64>(lag);
+
+  if (sched_feat(PLACE_REL_DEADLINE) && se->rel_deadline) {
+    se->deadline += se->vruntime;
+    se->rel_deadline = false;
+    return;
+  }
+  // A new task has not earned a full slice of service yet: start it at half.
+  if (sched_feat(PLACE_DEADLINE_INITIAL) && (flags & ENQUEUE_INITIAL)) vslice /= 2;
+  se->deadline = se->vruntime + vslice;
+}
+
+// ---------------------------------------------------------------------------------------------
+// update_curr()
+
+void Kernel::update_curr(struct cfs_rq *cfs_rq) {
+  sched_entity *curr = cfs_rq->curr;
+  if (!curr) return;
+  const s64 delta_exec = static_cast<s64>(clock_ - curr->exec_start);
+  if (delta_exec <= 0) return;
+  curr->exec_start = clock_;
+  curr->sum_exec_runtime += static_cast<u64>(delta_exec);
+  curr->vruntime += calc_delta_fair(static_cast<u64>(delta_exec), curr);
+  const bool resched = update_deadline(cfs_rq, curr);
+  update_min_vruntime(cfs_rq);
+  if (cfs_rq->nr_queued == 1) return;
+  bool preempt_now;
+  if (cfg_.version == KernelVersion::V6_12) {
+    // did_preempt_short(): a shorter-slice wakee cancelled the protection and curr is no
+    // longer eligible.
+    preempt_now = sched_feat(PREEMPT_SHORT) && curr->vlag != static_cast<s64>(curr->deadline) &&
+                  !entity_eligible(cfs_rq, curr);
+  } else {
+    preempt_now = !protect_slice(curr);
+  }
+  // MODEL: resched_curr_lazy() acts as resched_curr(): user-mode tasks are preempted at the
+  // next interrupt return either way (docs/model.md).
+  if (resched || preempt_now) resched_curr(cpu_rq(curr->task->cpu));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Enqueue / dequeue
+
+void Kernel::enqueue_entity(struct cfs_rq *cfs_rq, sched_entity *se, int flags) {
+  const bool curr = cfs_rq->curr == se;
+  if (curr) place_entity(cfs_rq, se, flags);
+  update_curr(cfs_rq);
+  update_load_avg(cfs_rq, se, /*DO_ATTACH*/ 1);
+  if (!curr) place_entity(cfs_rq, se, flags);
+  cfs_rq->load_weight += se->weight;
+  cfs_rq->nr_queued++;
+  if (!curr) __enqueue_entity(cfs_rq, se);
+  se->on_rq = true;
+}
+
+void Kernel::requeue_delayed_entity(sched_entity *se) {
+  struct cfs_rq *cfs_rq = cfs_rq_of(se);
+  if (sched_feat(DELAY_ZERO)) {
+    update_entity_lag(cfs_rq, se);
+    if (se->vlag > 0) {
+      // A positive lag means it waited long enough; re-place it as a fresh wakeup would be.
+      cfs_rq->nr_queued--;
+      if (se != cfs_rq->curr) __dequeue_entity(cfs_rq, se);
+      se->vlag = 0;
+      place_entity(cfs_rq, se, 0);
+      if (se != cfs_rq->curr) __enqueue_entity(cfs_rq, se);
+      cfs_rq->nr_queued++;
+    }
+  }
+  update_load_avg(cfs_rq, se, 0);
+  se->sched_delayed = false;
+  cfs_rq->h_nr_delayed--;
+  cfs_rq->h_nr_runnable++;
+}
+
+void Kernel::enqueue_task_fair(struct rq *rq, task_struct *p, int flags) {
+  sched_entity *se = &p->se;
+  if (flags & ENQUEUE_DELAYED) {
+    requeue_delayed_entity(se);
+    return;
+  }
+  enqueue_entity(&rq->cfs, se, flags);
+  rq->cfs.h_nr_runnable++;
+  if (p->policy == SCHED_IDLE) rq->cfs.h_nr_idle++;
+  rq->nr_running++;
+}
+
+bool Kernel::dequeue_entity(struct cfs_rq *cfs_rq, sched_entity *se, int flags) {
+  const bool sleep = flags & DEQUEUE_SLEEP;
+  update_curr(cfs_rq);
+  if (!(flags & DEQUEUE_DELAYED)) {
+    const bool delay = sleep && !(flags & DEQUEUE_SPECIAL);
+    // DELAY_DEQUEUE: a sleeper that still owes service (negative lag) stays queued until it
+    // is picked, so that it pays its debt instead of shedding it by sleeping.
+    if (sched_feat(DELAY_DEQUEUE) && delay && !entity_eligible(cfs_rq, se)) {
+      update_load_avg(cfs_rq, se, 0);
+      se->sched_delayed = true;
+      cfs_rq->h_nr_runnable--;
+      cfs_rq->h_nr_delayed++;
+      return false;
+    }
+  }
+  update_load_avg(cfs_rq, se, 0);
+  update_entity_lag(cfs_rq, se);
+  if (sched_feat(PLACE_REL_DEADLINE) && !sleep) {
+    se->deadline -= se->vruntime;
+    se->rel_deadline = true;
+  }
+  if (se != cfs_rq->curr) __dequeue_entity(cfs_rq, se);
+  se->on_rq = false;
+  cfs_rq->load_weight -= se->weight;
+  cfs_rq->nr_queued--;
+  if ((flags & (DEQUEUE_SAVE | DEQUEUE_MOVE)) != DEQUEUE_SAVE) update_min_vruntime(cfs_rq);
+  if (se->sched_delayed) {
+    se->sched_delayed = false;
+    cfs_rq->h_nr_delayed--;
+    cfs_rq->h_nr_runnable++;  // undone just below, with the rest of the dequeue
+    if (sched_feat(DELAY_ZERO) && se->vlag > 0) se->vlag = 0;
+  }
+  return true;
+}
+
+bool Kernel::dequeue_task_fair(struct rq *rq, task_struct *p, int flags) {
+  if (!dequeue_entity(&rq->cfs, &p->se, flags)) return false;
+  rq->cfs.h_nr_runnable--;
+  if (p->policy == SCHED_IDLE) rq->cfs.h_nr_idle--;
+  rq->nr_running--;
+  if (flags & DEQUEUE_DELAYED) p->on_rq = 0;  // __block_task(): the delayed sleep completes
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pick
+
+sched_entity *Kernel::pick_eevdf(struct cfs_rq *cfs_rq, bool protect) {
+  sched_entity *curr = cfs_rq->curr;
+  if (cfs_rq->nr_queued == 1) {
+    if (curr && curr->on_rq) return curr;
+    return cfs_rq->timeline.empty() ? nullptr : cfs_rq->timeline.front();
+  }
+  if (curr && (!curr->on_rq || !entity_eligible(cfs_rq, curr))) curr = nullptr;
+  if (curr) {
+    if (cfg_.version == KernelVersion::V6_12) {
+      // 6.12-6.16 RUN_TO_PARITY: the deadline stashed in vlag at pick marks the slice as
+      // untouched; until it is refreshed curr keeps the CPU.
+      if (sched_feat(RUN_TO_PARITY) && curr->vlag == static_cast<s64>(curr->deadline)) return curr;
+    } else if (protect && protect_slice(curr)) {
+      return curr;
+    }
+  }
+  // The eligible entity with the earliest deadline; ties go to the earlier insertion.
+  sched_entity *best = nullptr;
+  for (sched_entity *se : cfs_rq->timeline) {
+    if ((!best || entity_before(se, best)) && entity_eligible(cfs_rq, se)) best = se;
+  }
+  if (!best || (curr && entity_before(curr, best))) best = curr;
+  return best;
+}
+
+task_struct *Kernel::pick_task_fair(struct rq *rq) {
+  struct cfs_rq *cfs_rq = &rq->cfs;
+  for (;;) {
+    if (!cfs_rq->nr_queued) return nullptr;
+    if (cfs_rq->curr && cfs_rq->curr->on_rq) update_curr(cfs_rq);
+    sched_entity *se = pick_eevdf(cfs_rq);
+    assert(se);
+    if (se->sched_delayed) {
+      // pick_next_entity(): a delayed sleeper reached the front; its sleep completes now.
+      dequeue_task_fair(rq, task_of(se), DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+      continue;
+    }
+    return task_of(se);
+  }
+}
+
+void Kernel::set_next_entity(struct cfs_rq *cfs_rq, sched_entity *se) {
+  if (se->on_rq) {
+    __dequeue_entity(cfs_rq, se);
+    update_load_avg(cfs_rq, se, 0);
+    if (cfg_.version == KernelVersion::V6_12)
+      se->vlag = static_cast<s64>(se->deadline);  // the RUN_TO_PARITY stash
+    else
+      set_protect_slice(cfs_rq, se);
+  }
+  se->exec_start = clock_;
+  cfs_rq->curr = se;
+  se->prev_sum_exec_runtime = se->sum_exec_runtime;
+}
+
+void Kernel::put_prev_entity(struct cfs_rq *cfs_rq, sched_entity *prev) {
+  if (prev->on_rq) {
+    update_curr(cfs_rq);
+    __enqueue_entity(cfs_rq, prev);
+    update_load_avg(cfs_rq, prev, 0);
+  }
+  cfs_rq->curr = nullptr;
+}
+
+void Kernel::put_prev_task_fair(struct rq *rq, task_struct *prev) {
+  put_prev_entity(&rq->cfs, &prev->se);
+}
+
+void Kernel::set_next_task_fair(struct rq *rq, task_struct *p) {
+  set_next_entity(&rq->cfs, &p->se);
+}
+
+void Kernel::task_tick_fair(struct rq *rq, task_struct *curr) {
+  struct cfs_rq *cfs_rq = &rq->cfs;
+  update_curr(cfs_rq);
+  update_load_avg(cfs_rq, &curr->se, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wakeup preemption: check_preempt_wakeup_fair() (wakeup_preempt_fair() in 6.19)
+
+void Kernel::check_preempt_wakeup_fair(struct rq *rq, task_struct *p, int wake_flags) {
+  task_struct *curr = rq->curr;
+  sched_entity *se = &curr->se, *pse = &p->se;
+  struct cfs_rq *cfs_rq = &rq->cfs;
+  (void)wake_flags;
+  if (se == pse) return;
+  if (curr->need_resched) return;
+  if (!sched_feat(WAKEUP_PREEMPTION)) return;
+
+  bool do_preempt_short = false;
+  const bool curr_idle = curr->policy == SCHED_IDLE, p_idle = p->policy == SCHED_IDLE;
+  if (curr_idle && !p_idle) {
+    do_preempt_short = true;  // anything beats a SCHED_IDLE task
+  } else {
+    if (curr_idle != p_idle) return;
+    if (p->policy != SCHED_NORMAL) return;  // BATCH and IDLE wakees never preempt
+    update_curr(cfs_rq);
+    if (cfg_.version == KernelVersion::V6_12) {
+      // do_preempt_short(): a shorter slice cancels curr's RUN_TO_PARITY stash.
+      if (sched_feat(PREEMPT_SHORT) && pse->slice < se->slice && entity_eligible(cfs_rq, pse) &&
+          (entity_before(pse, se) || !entity_eligible(cfs_rq, se)) &&
+          se->vlag == static_cast<s64>(se->deadline))
+        se->vlag = static_cast<s64>(se->deadline) + 1;
+      if (pick_eevdf(cfs_rq) != pse) return;
+      resched_curr(rq);
+      return;
+    }
+    do_preempt_short = sched_feat(PREEMPT_SHORT) && pse->slice < se->slice;
+    if (pick_eevdf(cfs_rq, !do_preempt_short) != pse) {
+      if (sched_feat(RUN_TO_PARITY) && do_preempt_short) update_protect_slice(cfs_rq, se);
+      return;
+    }
+  }
+  if (do_preempt_short) se->vprot = se->vruntime;  // cancel_protect_slice()
+  resched_curr(rq);
+}
+
+void Kernel::migrate_task_rq_fair(task_struct *p, int new_cpu) {
+  (void)new_cpu;
+  sched_entity *se = &p->se;
+  if (p->on_rq != TASK_ON_RQ_MIGRATING) {
+    // A waking task leaves its blocked load behind; it is attached to the new queue at enqueue.
+    remove_entity_load_avg(se, &cpu_rq(p->cpu)->cfs);
+    se->avg.last_update_time = 0;
+  }
+  se->exec_start = 0;
+}
+
+}  // namespace schedlab::kernel

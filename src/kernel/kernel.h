@@ -1,0 +1,207 @@
+#pragma once
+// The scheduler model. One Kernel per simulated run. Member functions carry the kernel's
+// function names and live in the file that holds them in kernel/sched/: core.cpp (rq,
+// schedule, try_to_wake_up, tick), fair.cpp (EEVDF), fair_wakeup.cpp (select_task_rq_fair and
+// the idle-CPU search), fair_balance.cpp (balancing), idle.cpp, pelt.cpp, topology.cpp.
+#include <memory>
+#include <vector>
+
+#include "kernel/features.h"
+#include "kernel/sched.h"
+#include "kernel/trace.h"
+#include "kernel/tunables.h"
+#include "machine/costs.h"
+#include "machine/topology.h"
+#include "sim/event_queue.h"
+
+namespace schedlab::kernel {
+
+// Event kinds of the kernel's own timers (the simulation owns the others).
+enum KernelEvent : u32 { EV_TICK = 1, EV_IPI = 2, EV_KERNEL_LAST = 15 };
+
+class Kernel {
+ public:
+  Kernel(const Topology &topo, const MachineCosts &costs, const KernelConfig &cfg,
+         sim::EventQueue &events);
+  Kernel(const Kernel &) = delete;
+  Kernel &operator=(const Kernel &) = delete;
+  ~Kernel();
+
+  // ---- Interface for the simulation and the workload ----
+  void set_hooks(CpuHooks *h) { hooks_ = h; }
+  void add_tracer(TraceSink *t) { tracers_.push_back(t); }
+  void set_clock(Time now) { clock_ = now; }
+  Time clock() const { return clock_; }
+  // A new task in TASK_NEW, not yet runnable (sched_fork()).
+  task_struct *create_task(const std::string &comm, int nice, int policy, const CpuMask &allowed);
+  // Forked by whatever runs on this_cpu (wake_up_new_task()).
+  void wake_up_new_task(task_struct *p, int this_cpu);
+  // Wakes p from the context of this_cpu (an hrtimer firing there, or a task running there).
+  bool try_to_wake_up(task_struct *p, int wake_flags, int this_cpu);
+  // The task running on cpu blocks (it has set its state) or exits.
+  void block_current(int cpu);
+  void do_exit(int cpu);
+  // Dispatches EV_TICK / EV_IPI timers.
+  void handle_event(u32 kind, u32 arg);
+  // Reschedules every CPU whose need_resched was set by the event just handled on it.
+  void run_preempt_points();
+
+  int nr_cpu_ids() const { return nr_cpus_; }
+  const Topology &topology() const { return topo_; }
+  const KernelConfig &config() const { return cfg_; }
+  struct rq *cpu_rq(int cpu) {
+    return rqs_[cpu].get();
+  }
+  const struct rq *cpu_rq(int cpu) const { return rqs_[cpu].get(); }
+  const std::vector<std::unique_ptr<task_struct>> &tasks() const { return tasks_; }
+  u64 sysctl_sched_base_slice() const { return sysctl_sched_base_slice_; }
+  u64 tick_nsec() const { return tick_nsec_; }
+
+  // ---- core.c ----
+  bool idle_cpu(int cpu) const;
+  bool available_idle_cpu(int cpu) const { return idle_cpu(cpu); }  // no vCPU preemption here
+  bool sched_idle_cpu(int cpu) const;
+  bool cpus_share_cache(int a, int b) const;
+  bool cpus_share_resources(int a, int b) const;
+  void resched_curr(struct rq *rq);
+  void activate_task(struct rq *rq, task_struct *p, int flags);
+  void deactivate_task(struct rq *rq, task_struct *p, int flags);
+  void set_task_cpu(task_struct *p, int new_cpu);
+  int select_task_rq(task_struct *p, int cpu, int *wake_flags);
+  void __schedule(int cpu, bool preempt);
+  void sched_tick(int cpu);
+  void wakeup_preempt(struct rq *rq, task_struct *p, int flags);
+  // Test helpers: put p on cpu's queue / make it the running task without the wakeup path.
+  void test_enqueue(task_struct *p, int cpu);
+  void test_run(task_struct *p, int cpu);
+
+  // ---- fair.c: EEVDF ----
+  u64 avg_vruntime(struct cfs_rq *cfs_rq) const;
+  bool entity_eligible(struct cfs_rq *cfs_rq, sched_entity *se) const;
+  void update_curr(struct cfs_rq *cfs_rq);
+  void place_entity(struct cfs_rq *cfs_rq, sched_entity *se, int flags);
+  void enqueue_task_fair(struct rq *rq, task_struct *p, int flags);
+  bool dequeue_task_fair(struct rq *rq, task_struct *p, int flags);
+  sched_entity *pick_eevdf(struct cfs_rq *cfs_rq, bool protect = true);
+  task_struct *pick_task_fair(struct rq *rq);
+  void put_prev_task_fair(struct rq *rq, task_struct *prev);
+  void set_next_task_fair(struct rq *rq, task_struct *p);
+  void task_tick_fair(struct rq *rq, task_struct *curr);
+  void check_preempt_wakeup_fair(struct rq *rq, task_struct *p, int wake_flags);
+  void migrate_task_rq_fair(task_struct *p, int new_cpu);
+  u64 calc_delta_fair(u64 delta, const sched_entity *se) const;
+
+  // ---- fair.c: wakeup placement ----
+  int select_task_rq_fair(task_struct *p, int prev_cpu, int wake_flags);
+  void record_wakee(task_struct *p, task_struct *current);
+  bool wake_wide(task_struct *p, task_struct *current, int this_cpu) const;
+  int wake_affine(sched_domain *sd, task_struct *p, int this_cpu, int prev_cpu, bool sync);
+  int wake_affine_idle(int this_cpu, int prev_cpu, bool sync);
+  int wake_affine_weight(sched_domain *sd, task_struct *p, int this_cpu, int prev_cpu, bool sync);
+  int select_idle_sibling(task_struct *p, int prev, int target);
+  int select_idle_smt(task_struct *p, sched_domain *sd, int target);
+  int select_idle_core(task_struct *p, int core, CpuMask &cpus, int *idle_cpu);
+  int select_idle_cpu(task_struct *p, sched_domain *sd, bool has_idle_core, int target);
+  int __select_idle_cpu(int cpu, task_struct *p);
+  bool test_idle_cores(int cpu) const;
+  void set_idle_cores(int cpu, int val);
+  void __update_idle_core(struct rq *rq);
+  int sched_balance_find_dst_cpu(sched_domain *sd, task_struct *p, int cpu, int prev_cpu,
+                                 int sd_flag);
+  const sched_group *sched_balance_find_dst_group(sched_domain *sd, task_struct *p, int this_cpu);
+  int sched_balance_find_dst_group_cpu(const sched_group *group, task_struct *p, int this_cpu);
+  bool sched_smt_active() const { return smt_active_; }
+
+  // ---- fair.c: balancing ----
+  void sched_balance_trigger(struct rq *rq);
+  void sched_balance_domains(struct rq *rq, bool idle);
+  void update_idle_cpu_scan(sched_domain *sd, unsigned long sum_util);
+  int sched_balance_newidle(struct rq *rq);
+
+  // ---- idle.c ----
+  void put_prev_task_idle(struct rq *rq, task_struct *prev);
+  void set_next_task_idle(struct rq *rq, task_struct *next);
+
+  // ---- pelt.c ----
+  void update_load_avg(struct cfs_rq *cfs_rq, sched_entity *se, int flags);
+  void update_cfs_rq_load_avg(struct cfs_rq *cfs_rq);
+  void attach_entity_load_avg(struct cfs_rq *cfs_rq, sched_entity *se);
+  void remove_entity_load_avg(sched_entity *se, struct cfs_rq *old);
+  void post_init_entity_util_avg(task_struct *p);
+  unsigned long cpu_util_cfs(int cpu) const;
+  unsigned long cpu_load(int cpu) const;
+
+  // ---- topology.c ----
+  sched_domain *sd_llc(int cpu) const { return per_cpu_sd_llc_[cpu]; }
+  int sd_llc_size(int cpu) const { return per_cpu_sd_llc_size_[cpu]; }
+  int sd_llc_id(int cpu) const { return per_cpu_sd_llc_id_[cpu]; }
+  sched_domain_shared *sd_llc_shared(int cpu) const { return per_cpu_sd_llc_shared_[cpu]; }
+  const CpuMask &cpu_smt_mask(int cpu) const { return topo_.smt_mask(cpu); }
+  sched_domain *highest_flag_domain(int cpu, int flag) const;
+  sched_domain *lowest_flag_domain(int cpu, int flag) const;
+
+ private:
+  friend class KernelTestAccess;
+  void build_sched_domains();
+  void init_rq(int cpu);
+  void ttwu_queue(task_struct *p, int cpu, int wake_flags, int this_cpu);
+  bool ttwu_queue_cond(task_struct *p, int cpu, int this_cpu) const;
+  void ttwu_do_activate(struct rq *rq, task_struct *p, int wake_flags);
+  void sched_ttwu_pending(struct rq *rq);
+  void send_ipi(int cpu);
+  void emit_switch(int cpu, task_struct *prev, unsigned int prev_state, task_struct *next);
+  task_struct *pick_next_task(struct rq *rq, task_struct *prev);
+  void update_rq_avg_idle(struct rq *rq);
+  void tick_restart(int cpu);
+  void tick_stop(int cpu);
+  // fair.c internals
+  void __enqueue_entity(struct cfs_rq *cfs_rq, sched_entity *se);
+  void __dequeue_entity(struct cfs_rq *cfs_rq, sched_entity *se);
+  void avg_vruntime_add(struct cfs_rq *cfs_rq, sched_entity *se);
+  void avg_vruntime_sub(struct cfs_rq *cfs_rq, sched_entity *se);
+  void update_min_vruntime(struct cfs_rq *cfs_rq);
+  bool update_deadline(struct cfs_rq *cfs_rq, sched_entity *se);
+  void update_entity_lag(struct cfs_rq *cfs_rq, sched_entity *se);
+  void enqueue_entity(struct cfs_rq *cfs_rq, sched_entity *se, int flags);
+  bool dequeue_entity(struct cfs_rq *cfs_rq, sched_entity *se, int flags);
+  void set_next_entity(struct cfs_rq *cfs_rq, sched_entity *se);
+  void put_prev_entity(struct cfs_rq *cfs_rq, sched_entity *prev);
+  void requeue_delayed_entity(sched_entity *se);
+  void set_protect_slice(struct cfs_rq *cfs_rq, sched_entity *se);
+  bool protect_slice(const sched_entity *se) const;
+  void update_protect_slice(struct cfs_rq *cfs_rq, sched_entity *se);
+  u64 cfs_rq_min_slice(struct cfs_rq *cfs_rq) const;
+  struct cfs_rq *cfs_rq_of(sched_entity *se) {
+    return &cpu_rq(se->task->cpu)->cfs;
+  }
+  bool sched_feat(sched_feat_id f) const { return cfg_.features.on[f]; }
+
+  const Topology &topo_;
+  const MachineCosts costs_;
+  const KernelConfig cfg_;
+  sim::EventQueue &events_;
+  CpuHooks *hooks_ = nullptr;
+  std::vector<TraceSink *> tracers_;
+  Time clock_ = 0;
+  int nr_cpus_;
+  bool smt_active_;
+  bool cluster_active_;
+  u64 sysctl_sched_base_slice_;
+  u64 tick_nsec_;
+  u64 jiffies() const { return clock_ / tick_nsec_; }
+
+  std::vector<std::unique_ptr<struct rq>> rqs_;
+  std::vector<std::unique_ptr<task_struct>> tasks_;  // pid order; idle tasks live in idle_tasks_
+  std::vector<std::unique_ptr<task_struct>> idle_tasks_;
+  std::vector<std::vector<std::unique_ptr<sched_domain>>> domains_;  // per CPU, bottom-up
+  std::vector<std::unique_ptr<sched_domain_shared>> llc_shared_;
+  std::vector<sched_domain *> per_cpu_sd_llc_;
+  std::vector<int> per_cpu_sd_llc_size_, per_cpu_sd_llc_id_, per_cpu_sd_share_id_;
+  std::vector<sched_domain_shared *> per_cpu_sd_llc_shared_;
+  std::vector<sim::EventQueue::TimerId> tick_timer_, ipi_timer_;
+  std::vector<int> pending_resched_;  // CPUs to reschedule at the end of the current event
+  int next_pid_ = 1;
+  int this_cpu_ = 0;  // smp_processor_id() of the code being run
+};
+
+}  // namespace schedlab::kernel

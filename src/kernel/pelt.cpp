@@ -1,0 +1,189 @@
+// kernel/sched/pelt.c and the PELT parts of fair.c: per-entity load tracking.
+//
+// Time is cut into 1024 us periods; a contribution made n periods ago is weighted y^n, with
+// y^32 = 1/2. All arithmetic is integer, as in the kernel, so averages match it bit for bit
+// given the same inputs.
+#include <algorithm>
+
+#include "kernel/kernel.h"
+
+namespace schedlab::kernel {
+
+namespace {
+
+constexpr u32 LOAD_AVG_PERIOD = 32;
+constexpr u32 LOAD_AVG_MAX = 47742;  // the sum of 1024 * y^n over all n >= 0, truncated
+constexpr u32 PELT_MIN_DIVIDER = LOAD_AVG_MAX - 1024;
+
+// floor(y^n * 2^32) for n in [0, 32): decay multipliers.
+constexpr u32 kYInv[LOAD_AVG_PERIOD] = {
+    0xffffffff, 4202935003, 4112874773, 4024744347, 3938502375, 3854108391, 3771522796, 3690706839,
+    3611622602, 3534232977, 3458501653, 3384393094, 3311872529, 3240905930, 3171459999, 3103502151,
+    3037000499, 2971923841, 2908241642, 2845924020, 2784941737, 2725266179, 2666869344, 2609723833,
+    2553802833, 2499080104, 2445529971, 2393127307, 2341847523, 2291666560, 2242560871, 2194507416};
+
+u64 decay_load(u64 val, u64 n) {
+  if (n > LOAD_AVG_PERIOD * 63) return 0;
+  if (n >= LOAD_AVG_PERIOD) {
+    val >>= n / LOAD_AVG_PERIOD;
+    n %= LOAD_AVG_PERIOD;
+  }
+  return static_cast<u64>((static_cast<unsigned __int128>(val) * kYInv[n]) >> 32);
+}
+
+// The contribution of a span that ends `periods` periods after the first, partial one (d1),
+// with a partial last period d3: d1 y^p + 1024 sum_{n=1}^{p-1} y^n + d3.
+u32 accumulate_pelt_segments(u64 periods, u32 d1, u32 d3) {
+  const u32 c1 = static_cast<u32>(decay_load(d1, periods));
+  const u32 c2 = LOAD_AVG_MAX - static_cast<u32>(decay_load(LOAD_AVG_MAX, periods)) - 1024;
+  return c1 + c2 + d3;
+}
+
+u32 get_pelt_divider(const sched_avg *sa) {
+  return PELT_MIN_DIVIDER + sa->period_contrib;
+}
+
+u32 accumulate_sum(u64 delta, sched_avg *sa, unsigned long load, unsigned long runnable,
+                   int running) {
+  u32 contrib = static_cast<u32>(delta);
+  delta += sa->period_contrib;
+  const u64 periods = delta / 1024;
+  if (periods) {
+    sa->load_sum = decay_load(sa->load_sum, periods);
+    sa->runnable_sum = decay_load(sa->runnable_sum, periods);
+    sa->util_sum = static_cast<u32>(decay_load(sa->util_sum, periods));
+    delta %= 1024;
+    if (load)
+      contrib =
+          accumulate_pelt_segments(periods, 1024 - sa->period_contrib, static_cast<u32>(delta));
+  }
+  sa->period_contrib = static_cast<u32>(delta);
+  if (load) sa->load_sum += static_cast<u64>(load) * contrib;
+  if (runnable) sa->runnable_sum += static_cast<u64>(runnable) * contrib << SCHED_CAPACITY_SHIFT;
+  if (running) sa->util_sum += contrib << SCHED_CAPACITY_SHIFT;
+  return static_cast<u32>(periods);
+}
+
+bool update_load_sum(u64 now, sched_avg *sa, unsigned long load, unsigned long runnable,
+                     int running) {
+  u64 delta = now - sa->last_update_time;
+  if (static_cast<s64>(delta) < 0) {
+    sa->last_update_time = now;
+    return false;
+  }
+  delta >>= 10;  // ns to (about) us: the unit of a period's 1024
+  if (!delta) return false;
+  sa->last_update_time += delta << 10;
+  if (!load) runnable = running = 0;
+  return accumulate_sum(delta, sa, load, runnable, running) != 0;
+}
+
+void update_load_avg_from_sum(sched_avg *sa, unsigned long load) {
+  const u32 divider = get_pelt_divider(sa);
+  sa->load_avg = static_cast<unsigned long>(load * sa->load_sum / divider);
+  sa->runnable_avg = static_cast<unsigned long>(sa->runnable_sum / divider);
+  sa->util_avg = sa->util_sum / divider;
+}
+
+template <typename T>
+void sub_positive(T &v, T d) {
+  v = v > d ? v - d : 0;
+}
+
+}  // namespace
+
+void Kernel::update_cfs_rq_load_avg(struct cfs_rq *cfs_rq) {
+  sched_avg *sa = &cfs_rq->avg;
+  if (cfs_rq->removed.nr) {
+    // Load left behind by tasks that woke up elsewhere.
+    const u32 divider = get_pelt_divider(sa);
+    sub_positive(sa->util_avg, cfs_rq->removed.util_avg);
+    sub_positive(sa->load_avg, cfs_rq->removed.load_avg);
+    sub_positive(sa->runnable_avg, cfs_rq->removed.runnable_avg);
+    sa->util_sum = std::max<u32>(static_cast<u32>(sa->util_avg) * divider,
+                                 static_cast<u32>(sa->util_avg) * PELT_MIN_DIVIDER);
+    sa->load_sum = std::max<u64>(static_cast<u64>(sa->load_avg) * divider,
+                                 static_cast<u64>(sa->load_avg) * PELT_MIN_DIVIDER);
+    sa->runnable_sum = std::max<u64>(static_cast<u64>(sa->runnable_avg) * divider,
+                                     static_cast<u64>(sa->runnable_avg) * PELT_MIN_DIVIDER);
+    cfs_rq->removed = {};
+  }
+  if (update_load_sum(clock_, sa, cfs_rq->load_weight, cfs_rq->h_nr_runnable,
+                      cfs_rq->curr != nullptr))
+    update_load_avg_from_sum(sa, 1);
+}
+
+void Kernel::update_load_avg(struct cfs_rq *cfs_rq, sched_entity *se, int flags) {
+  const bool do_attach = flags & 1;
+  if (se->avg.last_update_time) {
+    const unsigned long runnable = se->on_rq && !se->sched_delayed;
+    if (update_load_sum(clock_, &se->avg, se->on_rq, runnable, cfs_rq->curr == se))
+      update_load_avg_from_sum(&se->avg, se->weight);
+  }
+  update_cfs_rq_load_avg(cfs_rq);
+  if (!se->avg.last_update_time && do_attach) attach_entity_load_avg(cfs_rq, se);
+}
+
+void Kernel::attach_entity_load_avg(struct cfs_rq *cfs_rq, sched_entity *se) {
+  // Align the entity's period with the queue's so that their sums decay together.
+  const u32 divider = get_pelt_divider(&cfs_rq->avg);
+  se->avg.last_update_time = cfs_rq->avg.last_update_time;
+  se->avg.period_contrib = cfs_rq->avg.period_contrib;
+  se->avg.util_sum = static_cast<u32>(se->avg.util_avg * divider);
+  se->avg.runnable_sum = static_cast<u64>(se->avg.runnable_avg) * divider;
+  se->avg.load_sum = static_cast<u64>(se->avg.load_avg) * divider;
+  if (se->weight < se->avg.load_sum)
+    se->avg.load_sum /= se->weight;
+  else
+    se->avg.load_sum = 1;
+  cfs_rq->avg.load_avg += se->avg.load_avg;
+  cfs_rq->avg.load_sum += se->weight * se->avg.load_sum;
+  cfs_rq->avg.util_avg += se->avg.util_avg;
+  cfs_rq->avg.util_sum += se->avg.util_sum;
+  cfs_rq->avg.runnable_avg += se->avg.runnable_avg;
+  cfs_rq->avg.runnable_sum += se->avg.runnable_sum;
+  if (!cfs_rq->avg.last_update_time) {
+    // A queue that never ran has no PELT clock yet. Start both now; 0 means "detached",
+    // so a run that starts at time 0 starts them at 1 ns.
+    cfs_rq->avg.last_update_time = se->avg.last_update_time = std::max<u64>(clock_, 1);
+  }
+}
+
+void Kernel::remove_entity_load_avg(sched_entity *se, struct cfs_rq *old) {
+  // sync_entity_load_avg(): decay the sleeper's averages to the old queue's last update.
+  if (se->avg.last_update_time && update_load_sum(old->avg.last_update_time, &se->avg, 0, 0, 0))
+    update_load_avg_from_sum(&se->avg, se->weight);
+  old->removed.nr++;
+  old->removed.util_avg += se->avg.util_avg;
+  old->removed.load_avg += se->avg.load_avg;
+  old->removed.runnable_avg += se->avg.runnable_avg;
+}
+
+void Kernel::post_init_entity_util_avg(task_struct *p) {
+  sched_entity *se = &p->se;
+  struct cfs_rq *cfs_rq = &cpu_rq(p->cpu)->cfs;
+  sched_avg *sa = &se->avg;
+  const long cpu_scale = static_cast<long>(cpu_rq(p->cpu)->cpu_capacity);
+  const long cap = (cpu_scale - static_cast<long>(cfs_rq->avg.util_avg)) / 2;
+  if (cap > 0) {
+    if (cfs_rq->avg.util_avg != 0) {
+      sa->util_avg = cfs_rq->avg.util_avg * se->weight / (cfs_rq->avg.load_avg + 1);
+      sa->util_avg = std::min<unsigned long>(sa->util_avg, static_cast<unsigned long>(cap));
+    } else {
+      sa->util_avg = static_cast<unsigned long>(cap);
+    }
+  }
+  sa->runnable_avg = sa->util_avg;
+}
+
+// MODEL: util_est is not modelled; cpu_util_cfs() is the PELT util_avg (docs/model.md).
+unsigned long Kernel::cpu_util_cfs(int cpu) const {
+  const struct rq *rq = cpu_rq(cpu);
+  return std::min(rq->cfs.avg.util_avg, rq->cpu_capacity);
+}
+
+unsigned long Kernel::cpu_load(int cpu) const {
+  return cpu_rq(cpu)->cfs.avg.load_avg;
+}
+
+}  // namespace schedlab::kernel

@@ -1,0 +1,210 @@
+#pragma once
+// The scheduler's state, named as in kernel/sched/sched.h and include/linux/sched.h so that a
+// kernel developer finds each field where they expect it. Only what the model uses is here.
+#include <sched.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "machine/cpumask.h"
+#include "sim/time.h"
+
+namespace schedlab::kernel {
+
+inline constexpr unsigned long NICE_0_LOAD = 1024;
+inline constexpr unsigned long SCHED_CAPACITY_SCALE = 1024;
+inline constexpr int SCHED_CAPACITY_SHIFT = 10;
+inline constexpr unsigned long WEIGHT_IDLEPRIO = 3;
+extern const int sched_prio_to_weight[40];
+
+// Policies (uapi/linux/sched.h numbering); glibc's <sched.h> defines SCHED_BATCH (3) and
+// SCHED_IDLE (5) with the kernel's values, but not SCHED_NORMAL.
+inline constexpr int SCHED_NORMAL = 0;
+
+// Task states (a subset of include/linux/sched.h).
+inline constexpr unsigned int TASK_RUNNING = 0x0000;
+inline constexpr unsigned int TASK_INTERRUPTIBLE = 0x0001;
+inline constexpr unsigned int TASK_DEAD = 0x0080;
+inline constexpr unsigned int TASK_WAKING = 0x0200;
+inline constexpr unsigned int TASK_NEW = 0x0800;
+
+// task_struct::on_rq
+inline constexpr int TASK_ON_RQ_QUEUED = 1;
+inline constexpr int TASK_ON_RQ_MIGRATING = 2;
+
+// Wake flags (kernel/sched/sched.h).
+inline constexpr int WF_EXEC = 0x02;
+inline constexpr int WF_FORK = 0x04;
+inline constexpr int WF_TTWU = 0x08;
+inline constexpr int WF_SYNC = 0x10;
+inline constexpr int WF_MIGRATED = 0x20;
+inline constexpr int WF_RQ_SELECTED = 0x80;
+
+// Enqueue/dequeue flags.
+inline constexpr int DEQUEUE_SLEEP = 0x01;
+inline constexpr int DEQUEUE_SAVE = 0x02;
+inline constexpr int DEQUEUE_MOVE = 0x04;
+inline constexpr int DEQUEUE_NOCLOCK = 0x08;
+inline constexpr int DEQUEUE_SPECIAL = 0x10;
+inline constexpr int DEQUEUE_MIGRATING = 0x100;
+inline constexpr int DEQUEUE_DELAYED = 0x200;
+inline constexpr int ENQUEUE_WAKEUP = 0x01;
+inline constexpr int ENQUEUE_RESTORE = 0x02;
+inline constexpr int ENQUEUE_MOVE = 0x04;
+inline constexpr int ENQUEUE_NOCLOCK = 0x08;
+inline constexpr int ENQUEUE_INITIAL = 0x80;
+inline constexpr int ENQUEUE_MIGRATING = 0x100;
+inline constexpr int ENQUEUE_DELAYED = 0x200;
+inline constexpr int ENQUEUE_MIGRATED = 0x40000;
+
+// Sched domain flags (include/linux/sched/sd_flags.h).
+inline constexpr int SD_BALANCE_NEWIDLE = 1 << 0;
+inline constexpr int SD_BALANCE_EXEC = 1 << 1;
+inline constexpr int SD_BALANCE_FORK = 1 << 2;
+inline constexpr int SD_BALANCE_WAKE = 1 << 3;
+inline constexpr int SD_WAKE_AFFINE = 1 << 4;
+inline constexpr int SD_ASYM_CPUCAPACITY = 1 << 5;
+inline constexpr int SD_SHARE_CPUCAPACITY = 1 << 7;
+inline constexpr int SD_CLUSTER = 1 << 8;
+inline constexpr int SD_SHARE_LLC = 1 << 9;
+inline constexpr int SD_SERIALIZE = 1 << 10;
+inline constexpr int SD_PREFER_SIBLING = 1 << 12;
+inline constexpr int SD_NUMA = 1 << 14;
+
+// PELT (kernel/sched/pelt.h, sched-pelt.h).
+struct sched_avg {
+  u64 last_update_time = 0;
+  u64 load_sum = 0;
+  u64 runnable_sum = 0;
+  u32 util_sum = 0;
+  u32 period_contrib = 0;
+  unsigned long load_avg = 0;
+  unsigned long runnable_avg = 0;
+  unsigned long util_avg = 0;
+};
+
+struct task_struct;
+
+struct sched_entity {
+  task_struct *task = nullptr;         // container_of(se, struct task_struct, se)
+  unsigned long weight = NICE_0_LOAD;  // se->load.weight, already scale_load_down()ed
+  u64 vruntime = 0;
+  u64 deadline = 0;
+  u64 vprot = 0;  // 6.17+: slice protection end (vruntime)
+  s64 vlag = 0;   // 6.12-6.16 also stashes the deadline here while running (RUN_TO_PARITY)
+  u64 slice = 0;
+  u64 exec_start = 0;
+  u64 sum_exec_runtime = 0;
+  u64 prev_sum_exec_runtime = 0;
+  u64 nr_migrations = 0;
+  bool on_rq = false;
+  bool sched_delayed = false;
+  bool rel_deadline = false;
+  bool custom_slice = false;
+  sched_avg avg;
+};
+
+struct task_struct {
+  int pid = 0;
+  std::string comm;
+  int tgid = 0;
+  int static_nice = 0;
+  int policy = SCHED_NORMAL;
+  unsigned int __state = TASK_NEW;
+  int on_rq = 0;
+  int on_cpu = 0;
+  int cpu = 0;  // task_cpu()
+  int wake_cpu = 0;
+  int recent_used_cpu = 0;
+  unsigned int wakee_flips = 0;
+  u64 wakee_flip_decay_ts = 0;
+  task_struct *last_wakee = nullptr;
+  CpuMask cpus_mask;
+  int nr_cpus_allowed = 0;
+  bool is_idle_task = false;
+  bool need_resched = false;  // TIF_NEED_RESCHED
+  sched_entity se;
+  // Model bookkeeping, not kernel state: CPU whose hrtimer will wake the task, and the last
+  // CPU it ran on (for the machine's cache-refill penalty).
+  int timer_cpu = 0;
+  int last_ran_cpu = -1;
+  u64 nr_switches = 0, nr_voluntary_switches = 0, nr_involuntary_switches = 0;
+};
+
+struct cfs_rq {
+  unsigned long load_weight = 0;  // cfs_rq->load.weight: queued entities incl. curr
+  unsigned int nr_queued = 0;     // nr_running in 6.12: includes delayed entities
+  unsigned int h_nr_runnable = 0;
+  unsigned int h_nr_idle = 0;
+  unsigned int h_nr_delayed = 0;
+  s64 avg_vruntime = 0;
+  u64 avg_load = 0;
+  u64 min_vruntime = 0;
+  sched_entity *curr = nullptr;
+  // The rbtree of queued entities other than curr. MODEL: a vector in insertion order,
+  // searched linearly; it yields exactly the kernel's choices (ties go to the earlier
+  // insertion, as rb_add places equal keys to the right) and is faster for the short queues
+  // seen per CPU. docs/model.md.
+  std::vector<sched_entity *> timeline;
+  sched_avg avg;
+  struct {
+    unsigned long load_avg = 0, util_avg = 0, runnable_avg = 0;
+    int nr = 0;
+  } removed;
+};
+
+struct sched_domain_shared {
+  int has_idle_cores = 0;
+  int nr_idle_scan = 0;
+  int nr_busy_cpus = 0;
+};
+
+struct sched_group {
+  CpuMask span;
+  int balance_cpu;  // group_balance_cpu(): first CPU of the group
+};
+
+struct sched_domain {
+  sched_domain *parent = nullptr;
+  sched_domain *child = nullptr;
+  std::string name;  // SMT, CLS, MC, PKG, NUMA
+  int level = 0;
+  int flags = 0;
+  CpuMask span;
+  int span_weight = 0;
+  std::vector<sched_group> groups;  // groups[0] contains this CPU (the local group)
+  unsigned int imbalance_pct = 117;
+  unsigned int cache_nice_tries = 0;
+  unsigned int busy_factor = 16;
+  unsigned long min_interval = 1, max_interval = 1, balance_interval = 1;  // ms
+  u64 last_balance = 0;                                                    // jiffies
+  unsigned int nr_balance_failed = 0;
+  u64 max_newidle_lb_cost = 0;
+  u64 last_decay_max_lb_cost = 0;
+  sched_domain_shared *shared = nullptr;
+};
+
+struct rq {
+  int cpu = 0;
+  unsigned int nr_running = 0;
+  struct cfs_rq cfs;
+  task_struct *curr = nullptr;
+  task_struct *idle = nullptr;
+  int ttwu_pending = 0;
+  std::vector<std::pair<task_struct *, int>> wake_list;  // ttwu_queue_wakelist(): task, wake_flags
+  u64 idle_stamp = 0;
+  u64 avg_idle = 0;
+  u64 max_idle_balance_cost = 0;
+  u64 next_balance = 0;  // jiffies
+  unsigned long cpu_capacity = SCHED_CAPACITY_SCALE;
+  sched_domain *sd = nullptr;  // lowest domain
+  u64 nr_switches = 0;
+  u64 sched_count = 0, sched_goidle = 0, ttwu_count = 0, ttwu_local = 0;
+};
+
+inline task_struct *task_of(sched_entity *se) {
+  return se->task;
+}
+
+}  // namespace schedlab::kernel

@@ -1,0 +1,63 @@
+#pragma once
+// sysctl-style tunables with the kernel's defaults. Units are in the names.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "kernel/features.h"
+
+namespace schedlab::kernel {
+
+// SCHED_TUNABLE(name, default, min, max, meaning)
+#define SCHEDLAB_SCHED_TUNABLES(T)                                                                \
+  T(base_slice_ns, 0, 0, 100000000,                                                               \
+    "sysctl_sched_base_slice; 0 = the kernel's default, 0.70 ms scaled by sched_tunable_scaling") \
+  T(normalized_base_slice_ns, 700000, 100000, 100000000,                                          \
+    "base slice before CPU-count scaling (0.70 ms since 6.15 and 6.12.y; 0.75 ms before)")        \
+  T(tunable_scaling, 1, 0, 2, "sysctl_sched_tunable_scaling: 0 none, 1 log, 2 linear")            \
+  T(migration_cost_ns, 500000, 0, 1000000000, "sysctl_sched_migration_cost")                      \
+  T(nr_migrate, 32, 1, 4096, "sysctl_sched_nr_migrate")                                           \
+  T(hz, 1000, 100, 1000, "CONFIG_HZ: tick frequency (100, 250, 300 or 1000)")                     \
+  T(timer_slack_ns, 50000, 0, 100000000,                                                          \
+    "default task timer slack: sleeps end up to this much late (hrtimer range)")
+
+enum sched_tunable_id {
+#define SCHEDLAB_ENUM(name, def, lo, hi, doc) TUNABLE_##name,
+  SCHEDLAB_SCHED_TUNABLES(SCHEDLAB_ENUM)
+#undef SCHEDLAB_ENUM
+      __SCHED_TUNABLE_NR
+};
+
+struct TunableInfo {
+  std::string_view name;
+  std::int64_t default_value, min, max;
+  std::string_view doc;
+};
+
+inline constexpr std::array<TunableInfo, __SCHED_TUNABLE_NR> kTunables = {{
+#define SCHEDLAB_INFO(name, def, lo, hi, doc) {#name, def, lo, hi, doc},
+    SCHEDLAB_SCHED_TUNABLES(SCHEDLAB_INFO)
+#undef SCHEDLAB_INFO
+}};
+
+struct Tunables {
+  std::array<std::int64_t, __SCHED_TUNABLE_NR> v{};
+  Tunables() {
+    for (int i = 0; i < __SCHED_TUNABLE_NR; i++) v[i] = kTunables[i].default_value;
+  }
+  std::int64_t operator[](sched_tunable_id id) const { return v[id]; }
+};
+
+std::optional<sched_tunable_id> find_tunable(std::string_view name);
+
+// Kernel versions whose behaviour differs in ways the model reproduces (docs/model.md).
+enum class KernelVersion { V6_12, V6_18 };
+
+struct KernelConfig {
+  KernelVersion version = KernelVersion::V6_18;
+  Features features;
+  Tunables tunables;
+};
+
+}  // namespace schedlab::kernel

@@ -1,0 +1,24 @@
+#pragma once
+// What the hardware charges for scheduling events. Units are in the names; defaults are
+// documented in docs/machine.md with the reasoning behind each.
+#include "sim/time.h"
+
+namespace schedlab {
+
+struct MachineCosts {
+  // CPU time a context switch takes before the next task makes progress.
+  Time context_switch_ns = 1000;
+  // Delay between a CPU sending a reschedule/wakeup IPI and the target acting on it
+  // (interrupt delivery plus exit from a shallow idle state).
+  Time wakeup_ipi_ns = 2000;
+  // Extra CPU work a task needs after moving to another core of the same LLC (L1/L2 refill).
+  Time migration_penalty_ns = 5000;
+  // The same after moving to another LLC (LLC refill).
+  Time cross_llc_migration_penalty_ns = 30000;
+  // Work done per ns by a thread while an SMT sibling is busy, in 1/65536 units (65536 = 1.0).
+  u32 smt_corun_speed = 65536;
+};
+
+inline constexpr u32 kSpeedOne = 65536;
+
+}  // namespace schedlab

@@ -1,0 +1,84 @@
+#include "machine/cpumask.h"
+
+namespace schedlab {
+
+CpuMask CpuMask::all(int nr_cpus) {
+  CpuMask m(nr_cpus);
+  for (int c = 0; c < nr_cpus; c++) m.set(c);
+  return m;
+}
+
+int CpuMask::weight() const {
+  int n = 0;
+  for (u64 w : w_) n += std::popcount(w);
+  return n;
+}
+
+bool CpuMask::empty() const {
+  for (u64 w : w_)
+    if (w) return false;
+  return true;
+}
+
+int CpuMask::next(int from) const {
+  if (from >= nr_) return nr_;
+  std::size_t i = static_cast<std::size_t>(from) >> 6;
+  u64 w = w_[i] & (~u64{0} << (from & 63));
+  for (;;) {
+    if (w) {
+      int c = static_cast<int>(i * 64 + std::countr_zero(w));
+      return c < nr_ ? c : nr_;
+    }
+    if (++i >= w_.size()) return nr_;
+    w = w_[i];
+  }
+}
+
+bool CpuMask::intersects(const CpuMask &o) const {
+  for (std::size_t i = 0; i < w_.size(); i++)
+    if (w_[i] & o.w_[i]) return true;
+  return false;
+}
+
+bool CpuMask::subset_of(const CpuMask &o) const {
+  for (std::size_t i = 0; i < w_.size(); i++)
+    if (w_[i] & ~o.w_[i]) return false;
+  return true;
+}
+
+CpuMask CpuMask::operator&(const CpuMask &o) const {
+  CpuMask r = *this;
+  r &= o;
+  return r;
+}
+
+CpuMask &CpuMask::operator&=(const CpuMask &o) {
+  for (std::size_t i = 0; i < w_.size(); i++) w_[i] &= o.w_[i];
+  return *this;
+}
+
+CpuMask &CpuMask::operator|=(const CpuMask &o) {
+  for (std::size_t i = 0; i < w_.size(); i++) w_[i] |= o.w_[i];
+  return *this;
+}
+
+CpuMask &CpuMask::andnot(const CpuMask &o) {
+  for (std::size_t i = 0; i < w_.size(); i++) w_[i] &= ~o.w_[i];
+  return *this;
+}
+
+std::string CpuMask::to_list() const {
+  std::string s;
+  int c = first();
+  while (c < nr_) {
+    int e = c;
+    while (e + 1 < nr_ && test(e + 1)) e++;
+    if (!s.empty()) s += ',';
+    s += std::to_string(c);
+    if (e > c) s += '-' + std::to_string(e);
+    c = next(e + 1);
+  }
+  return s;
+}
+
+}  // namespace schedlab

@@ -1,0 +1,63 @@
+#pragma once
+// A set of CPU ids, as the kernel's struct cpumask: a bitmap sized for the machine.
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace schedlab {
+
+class CpuMask {
+ public:
+  CpuMask() = default;
+  explicit CpuMask(int nr_cpus) : nr_(nr_cpus), w_((nr_cpus + 63) / 64, 0) {}
+  static CpuMask all(int nr_cpus);
+
+  int nr_cpu_ids() const { return nr_; }
+  bool test(int cpu) const { return (w_[cpu >> 6] >> (cpu & 63)) & 1; }
+  void set(int cpu) { w_[cpu >> 6] |= u64{1} << (cpu & 63); }
+  void clear(int cpu) { w_[cpu >> 6] &= ~(u64{1} << (cpu & 63)); }
+  int weight() const;
+  bool empty() const;
+  // First set bit at or after `from`, or nr_cpu_ids() if none (cpumask_next semantics, from
+  // inclusive).
+  int next(int from) const;
+  int first() const { return next(0); }
+  bool intersects(const CpuMask &o) const;
+  bool subset_of(const CpuMask &o) const;
+  CpuMask operator&(const CpuMask &o) const;
+  CpuMask &operator&=(const CpuMask &o);
+  CpuMask &operator|=(const CpuMask &o);
+  CpuMask &andnot(const CpuMask &o);
+  bool operator==(const CpuMask &o) const { return nr_ == o.nr_ && w_ == o.w_; }
+  // Kernel cpulist format, e.g. "0-3,8".
+  std::string to_list() const;
+
+  template <typename F>
+  void for_each(F &&f) const {
+    for (std::size_t i = 0; i < w_.size(); i++) {
+      u64 w = w_[i];
+      while (w) {
+        int b = std::countr_zero(w);
+        f(static_cast<int>(i * 64 + b));
+        w &= w - 1;
+      }
+    }
+  }
+  // for_each_cpu_wrap: every set bit starting at `start`, wrapping around.
+  template <typename F>
+  void for_each_wrap(int start, F &&f) const {
+    for (int c = next(start); c < nr_; c = next(c + 1))
+      if (!f(c)) return;
+    for (int c = next(0); c < start && c < nr_; c = next(c + 1))
+      if (!f(c)) return;
+  }
+
+ private:
+  int nr_ = 0;
+  std::vector<u64> w_;
+};
+
+}  // namespace schedlab

@@ -1,0 +1,129 @@
+#include "observe/metrics.h"
+
+namespace schedlab::observe {
+
+using kernel::task_struct;
+
+Metrics::Metrics(int nr_cpus)
+    : cpus_(static_cast<std::size_t>(nr_cpus)),
+      cpu_since_(static_cast<std::size_t>(nr_cpus), 0),
+      cpu_idle_(static_cast<std::size_t>(nr_cpus), true) {
+  for (int c = 0; c < nr_cpus; c++) cpus_[static_cast<std::size_t>(c)].cpu = c;
+}
+
+Metrics::TaskState &Metrics::task(const task_struct *p) {
+  const auto pid = static_cast<std::size_t>(p->pid);
+  if (tasks_.size() <= pid) tasks_.resize(pid + 1);
+  TaskState &t = tasks_[pid];
+  if (t.m.pid == 0) {
+    t.m.pid = p->pid;
+    t.m.comm = p->comm;
+  }
+  return t;
+}
+
+void Metrics::enter(TaskState &t, State s, Time now) {
+  const Time d = now - t.since;
+  switch (t.state) {
+    case State::Runnable:
+      t.m.wait_ns += d;
+      break;
+    case State::Running:
+      t.m.runtime_ns += d;
+      break;
+    case State::Sleeping:
+      t.m.sleep_ns += d;
+      break;
+    case State::New:
+    case State::Dead:
+      break;
+  }
+  t.state = s;
+  t.since = now;
+}
+
+void Metrics::sched_switch(Time now, int cpu, const task_struct *prev, unsigned int prev_state,
+                           const task_struct *next) {
+  const auto c = static_cast<std::size_t>(cpu);
+  const Time d = now - cpu_since_[c];
+  if (cpu_idle_[c])
+    cpus_[c].idle_ns += d;
+  else
+    cpus_[c].busy_ns += d;
+  cpu_since_[c] = now;
+  cpu_idle_[c] = next->is_idle_task;
+  cpus_[c].nr_switches++;
+
+  if (!prev->is_idle_task) {
+    TaskState &t = task(prev);
+    t.m.nr_switches++;
+    if (prev_state == kernel::TASK_RUNNING) {
+      t.m.nr_involuntary_switches++;
+      enter(t, State::Runnable, now);
+    } else {
+      t.m.nr_voluntary_switches++;
+      enter(t, (prev_state & kernel::TASK_DEAD) ? State::Dead : State::Sleeping, now);
+    }
+  }
+  if (!next->is_idle_task) {
+    TaskState &t = task(next);
+    enter(t, State::Running, now);
+    if (t.waking) {
+      wakeup_latency_.add(now - t.waking_at);
+      t.waking = false;
+    }
+  }
+}
+
+void Metrics::sched_waking(Time now, int, const task_struct *p) {
+  TaskState &t = task(p);
+  t.waking = true;
+  t.waking_at = now;
+}
+
+void Metrics::sched_wakeup(Time now, const task_struct *p, int) {
+  TaskState &t = task(p);
+  t.m.nr_wakeups++;
+  enter(t, State::Runnable, now);
+}
+
+void Metrics::sched_wakeup_new(Time now, const task_struct *p, int) {
+  TaskState &t = task(p);
+  t.m.start_ns = now;
+  enter(t, State::Runnable, now);
+}
+
+void Metrics::sched_migrate_task(Time, const task_struct *p, int, int) {
+  task(p).m.nr_migrations++;
+}
+
+void Metrics::sched_process_exit(Time now, const task_struct *p) {
+  TaskState &t = task(p);
+  t.m.exited = true;
+  t.m.exit_ns = now;
+  if (now > completion_) completion_ = now;
+}
+
+RunMetrics Metrics::finish(Time end, const std::vector<const task_struct *> &tasks) {
+  RunMetrics r;
+  r.end_ns = end;
+  r.completion_ns = completion_;
+  for (std::size_t c = 0; c < cpus_.size(); c++) {
+    CpuMetrics m = cpus_[c];
+    const Time d = end - cpu_since_[c];
+    if (cpu_idle_[c])
+      m.idle_ns += d;
+    else
+      m.busy_ns += d;
+    r.cpus.push_back(m);
+  }
+  for (const task_struct *p : tasks) {
+    TaskState t = task(p);
+    enter(t, t.state, end);  // close the open interval
+    r.tasks.push_back(t.m);
+  }
+  r.wakeup_latency = wakeup_latency_;
+  return r;
+}
+
+}  // namespace schedlab::observe

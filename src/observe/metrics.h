@@ -1,0 +1,74 @@
+#pragma once
+// The metrics observer: per task and per CPU time accounting, wakeup latency, completion.
+// Attached to the kernel's tracepoints; it never changes the model.
+#include <string>
+#include <vector>
+
+#include "kernel/trace.h"
+#include "observe/histogram.h"
+
+namespace schedlab::observe {
+
+struct TaskMetrics {
+  int pid = 0;
+  std::string comm;
+  Time runtime_ns = 0;  // on a CPU
+  Time wait_ns = 0;     // runnable (enqueued) but not running
+  Time sleep_ns = 0;    // blocked, from switch-out to wakeup
+  u64 nr_switches = 0, nr_voluntary_switches = 0, nr_involuntary_switches = 0;
+  u64 nr_migrations = 0;
+  u64 nr_wakeups = 0;
+  Time start_ns = 0;
+  Time exit_ns = 0;  // 0: did not exit
+  bool exited = false;
+};
+
+struct CpuMetrics {
+  int cpu = 0;
+  Time busy_ns = 0;
+  Time idle_ns = 0;
+  u64 nr_switches = 0;
+};
+
+struct RunMetrics {
+  Time end_ns = 0;
+  Time completion_ns = 0;  // last exit of a finite task (0 if none exited)
+  std::vector<TaskMetrics> tasks;
+  std::vector<CpuMetrics> cpus;
+  Histogram wakeup_latency;  // sched_waking -> first switch-in, ns
+};
+
+class Metrics : public kernel::TraceSink {
+ public:
+  explicit Metrics(int nr_cpus);
+  // Closes every open interval at `end` and returns the totals.
+  RunMetrics finish(Time end, const std::vector<const kernel::task_struct *> &tasks);
+
+  void sched_switch(Time, int, const kernel::task_struct *, unsigned int,
+                    const kernel::task_struct *) override;
+  void sched_waking(Time, int, const kernel::task_struct *) override;
+  void sched_wakeup(Time, const kernel::task_struct *, int) override;
+  void sched_wakeup_new(Time, const kernel::task_struct *, int) override;
+  void sched_migrate_task(Time, const kernel::task_struct *, int, int) override;
+  void sched_process_exit(Time, const kernel::task_struct *) override;
+
+ private:
+  enum class State { New, Runnable, Running, Sleeping, Dead };
+  struct TaskState {
+    State state = State::New;
+    Time since = 0;
+    Time waking_at = 0;
+    bool waking = false;
+    TaskMetrics m;
+  };
+  TaskState &task(const kernel::task_struct *p);
+  void enter(TaskState &t, State s, Time now);
+  std::vector<TaskState> tasks_;  // indexed by pid
+  std::vector<CpuMetrics> cpus_;
+  std::vector<Time> cpu_since_;
+  std::vector<bool> cpu_idle_;
+  Histogram wakeup_latency_;
+  Time completion_ = 0;
+};
+
+}  // namespace schedlab::observe

@@ -1,0 +1,83 @@
+#pragma once
+// A scenario, parsed and validated: plain structs with every unit resolved to integers.
+// The file format is documented in docs/scenario-format.md.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "kernel/features.h"
+#include "kernel/tunables.h"
+#include "machine/costs.h"
+#include "machine/topology.h"
+#include "sim/time.h"
+#include "workload/program.h"
+
+namespace schedlab::scenario {
+
+using Dist = workload::Dist;
+using Phase = workload::Phase;
+
+enum class Policy { Normal, Batch, Idle };
+
+struct TaskGroupSpec {
+  std::string name;  // comm of each task: name, or name-N when count > 1
+  int count = 1;
+  int nice = 0;
+  Policy policy = Policy::Normal;
+  std::vector<int> cpus;    // affinity; empty = every CPU
+  bool stress = false;      // never sleeps, never ends
+  std::uint64_t loops = 1;  // repeat the phases this many times, then exit
+  std::vector<Phase> phases;
+  Dist start;    // delay before the task is forked
+  int line = 0;  // where the group starts in the file
+};
+
+struct ConfigSpec {
+  std::string name;
+  std::vector<std::pair<kernel::sched_feat_id, bool>> features;
+  std::vector<std::pair<kernel::sched_tunable_id, std::int64_t>> tunables;
+  int line = 0;
+};
+
+struct Scenario {
+  std::string file;
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 1;
+  Time duration_ns = 0;  // 0: run until every finite task has exited
+  TopologySpec topology;
+  MachineCosts costs;
+  kernel::KernelConfig kernel;  // the [kernel] section: the base of every configuration
+  std::vector<TaskGroupSpec> groups;
+  std::vector<ConfigSpec> configs;  // empty: one implicit configuration named "default"
+};
+
+// Bad input: what() is one line, "FILE:LINE:COL: error: FIELD: MESSAGE" (LINE:COL omitted
+// when the error has no position, e.g. an unreadable file).
+class ScenarioError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+Scenario load_scenario(const std::filesystem::path &file);
+Scenario parse_scenario(std::string_view text, const std::string &file_name);
+
+// "10ms", "1.5us", "3 s", "250ns", "0": durations; returns nullopt on a malformed string.
+std::optional<Time> parse_duration(std::string_view s);
+// The same; on error, sets *why to a one-line message that quotes `s`.
+std::optional<Time> parse_duration(std::string_view s, std::string *why);
+// "uniform(0ms, 10ms)", "exp(5ms)", "normal(10ms, 2ms)", or a plain duration.
+// On error, returns nullopt and sets *why.
+std::optional<Dist> parse_dist(std::string_view s, std::string *why);
+// Kernel cpulist: "0-3,8,10-11"; nullopt on error (sets *why).
+std::optional<std::vector<int>> parse_cpulist(std::string_view s, std::string *why);
+
+// Applies a configuration (then command-line overrides) on top of the scenario's kernel.
+kernel::KernelConfig apply_config(const Scenario &s, const ConfigSpec *config);
+
+}  // namespace schedlab::scenario

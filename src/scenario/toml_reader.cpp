@@ -1,0 +1,626 @@
+// Reads a scenario file. toml++ does the TOML; everything after that is checked here, key by
+// key, so that each mistake comes back as one line naming the file position, the dotted field
+// and what is wrong, which is what an editor or a CI log can point at.
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "kernel/features.h"
+#include "kernel/tunables.h"
+#include "machine/topology.h"
+#include "scenario/scenario.h"
+
+namespace schedlab::scenario {
+
+namespace {
+
+using i64 = std::int64_t;
+constexpr i64 kI64Max = std::numeric_limits<i64>::max();
+
+// validate() multiplies these together; bounding each keeps that product from overflowing.
+constexpr i64 kMaxTopologyCount = 8192;
+
+struct Pos {
+  toml::source_index line = 1, column = 1;
+};
+
+// toml++ leaves positions at 0 for nodes it synthesised; those take their parent's position.
+Pos pos_of(const toml::source_region &r, Pos fallback = {}) {
+  if (r.begin.line == 0) return fallback;
+  return {r.begin.line, r.begin.column};
+}
+
+std::string join(std::string_view path, std::string_view key) {
+  return path.empty() ? std::string(key) : fmt::format("{}.{}", path, key);
+}
+
+std::string element(std::string_view path, size_t i) {
+  return fmt::format("{}[{}]", path, i);
+}
+
+std::string_view type_name(toml::node_type t) {
+  switch (t) {
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::date:
+      return "a date";
+    case toml::node_type::time:
+      return "a time";
+    case toml::node_type::date_time:
+      return "a date-time";
+    case toml::node_type::none:
+      break;
+  }
+  return "nothing";
+}
+
+// Error messages quote the user's strings, which may hold newlines or control characters;
+// escaping them keeps every error on one line.
+std::string one_line(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (u < 0x20 || u == 0x7f) {
+      out += fmt::format("\\x{:02x}", u);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string format_list(std::initializer_list<std::string_view> names) {
+  std::string out;
+  for (std::string_view n : names) {
+    if (!out.empty()) out += ", ";
+    out += n;
+  }
+  return out;
+}
+
+struct Entry {
+  const toml::key *key;
+  const toml::node *value;
+};
+
+// toml++ keeps a table's keys sorted by name; checking them in file order instead makes the
+// first error reported the first one in the file.
+std::vector<Entry> in_file_order(const toml::table &t) {
+  std::vector<Entry> out;
+  for (auto &&[k, v] : t) out.push_back({&k, &v});
+  std::stable_sort(out.begin(), out.end(), [](const Entry &a, const Entry &b) {
+    const auto &pa = a.key->source().begin, &pb = b.key->source().begin;
+    return std::pair(pa.line, pa.column) < std::pair(pb.line, pb.column);
+  });
+  return out;
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(Pos where, std::string_view field, std::string_view msg) const {
+    throw ScenarioError(one_line(
+        fmt::format("{}:{}:{}: error: {}: {}", file_, where.line, where.column, field, msg)));
+  }
+
+  Scenario read(const toml::table &root) const;
+
+ private:
+  Pos at(const toml::node &n, Pos fallback = {}) const { return pos_of(n.source(), fallback); }
+  Pos at(const toml::key &k, Pos fallback = {}) const { return pos_of(k.source(), fallback); }
+
+  [[noreturn]] void wrong_type(const toml::node &n, std::string_view field,
+                               std::string_view expected) const {
+    fail(at(n), field, fmt::format("expected {}, got {}", expected, type_name(n.type())));
+  }
+
+  void check_keys(const toml::table &t, std::string_view path,
+                  std::initializer_list<std::string_view> allowed) const;
+  const toml::table *subtable(const toml::table &parent, std::string_view key,
+                              std::string_view path) const;
+  const toml::array &array(const toml::node &n, std::string_view field) const;
+  std::vector<const toml::table *> tables(const toml::node &n, std::string_view field) const;
+  i64 integer(const toml::node &n, std::string_view field, i64 lo, i64 hi) const;
+  bool boolean(const toml::node &n, std::string_view field) const;
+  std::string string(const toml::node &n, std::string_view field) const;
+  Time duration(const toml::node &n, std::string_view field) const;
+  Dist dist(const toml::node &n, std::string_view field) const;
+
+  void read_scenario(const toml::table &t, Scenario &s) const;
+  void read_machine(const toml::table &t, Scenario &s) const;
+  void read_costs(const toml::table &t, MachineCosts &c) const;
+  void read_kernel(const toml::table &t, kernel::KernelConfig &k) const;
+  void read_features(const toml::table &t, std::string_view path,
+                     std::vector<std::pair<kernel::sched_feat_id, bool>> &out) const;
+  void read_tunables(const toml::table &t, std::string_view path,
+                     std::vector<std::pair<kernel::sched_tunable_id, i64>> &out) const;
+  TaskGroupSpec read_group(const toml::table &t, const std::string &path, int nr_cpus) const;
+  std::vector<Phase> read_phases(const toml::node &n, const std::string &path) const;
+  Phase read_phase(const toml::node &n, const std::string &path) const;
+  ConfigSpec read_config(const toml::table &t, const std::string &path) const;
+
+  std::string file_;
+};
+
+void Reader::check_keys(const toml::table &t, std::string_view path,
+                        std::initializer_list<std::string_view> allowed) const {
+  for (const Entry &e : in_file_order(t)) {
+    if (std::find(allowed.begin(), allowed.end(), e.key->str()) != allowed.end()) continue;
+    // A [header] table's own position is its '[', which reads better than the key inside.
+    Pos where = at(*e.key, at(t));
+    const Pos value = at(*e.value, where);
+    if (std::pair(value.line, value.column) < std::pair(where.line, where.column)) where = value;
+    fail(where, join(path, e.key->str()),
+         fmt::format("unknown key (expected one of: {})", format_list(allowed)));
+  }
+}
+
+const toml::table *Reader::subtable(const toml::table &parent, std::string_view key,
+                                    std::string_view path) const {
+  const toml::node *n = parent.get(key);
+  if (!n) return nullptr;
+  if (!n->is_table()) wrong_type(*n, join(path, key), "a table");
+  return n->as_table();
+}
+
+const toml::array &Reader::array(const toml::node &n, std::string_view field) const {
+  if (!n.is_array()) wrong_type(n, field, "an array");
+  return *n.as_array();
+}
+
+// [[name]] sections; an inline array of inline tables is the same thing in TOML.
+std::vector<const toml::table *> Reader::tables(const toml::node &n, std::string_view field) const {
+  if (!n.is_array()) wrong_type(n, field, fmt::format("an array of tables ([[{}]])", field));
+  std::vector<const toml::table *> out;
+  for (const toml::node &e : *n.as_array()) {
+    if (!e.is_table()) wrong_type(e, element(field, out.size()), "a table");
+    out.push_back(e.as_table());
+  }
+  return out;
+}
+
+i64 Reader::integer(const toml::node &n, std::string_view field, i64 lo, i64 hi) const {
+  if (!n.is_integer()) wrong_type(n, field, "an integer");
+  const i64 v = n.as_integer()->get();
+  if (v >= lo && v <= hi) return v;
+  if (hi == kI64Max) fail(at(n), field, fmt::format("must be at least {}, got {}", lo, v));
+  fail(at(n), field, fmt::format("must be between {} and {}, got {}", lo, hi, v));
+}
+
+bool Reader::boolean(const toml::node &n, std::string_view field) const {
+  if (!n.is_boolean()) wrong_type(n, field, "a boolean (true or false)");
+  return n.as_boolean()->get();
+}
+
+std::string Reader::string(const toml::node &n, std::string_view field) const {
+  if (!n.is_string()) wrong_type(n, field, "a string");
+  return n.as_string()->get();
+}
+
+// A duration is written as a string with a unit, or as a plain integer number of ns (handy for
+// generated files).
+Time Reader::duration(const toml::node &n, std::string_view field) const {
+  if (n.is_integer()) return static_cast<Time>(integer(n, field, 0, kI64Max));
+  if (!n.is_string()) wrong_type(n, field, "a duration (a string such as \"10ms\", or ns)");
+  std::string why;
+  auto t = parse_duration(n.as_string()->get(), &why);
+  if (!t) fail(at(n), field, why);
+  return *t;
+}
+
+Dist Reader::dist(const toml::node &n, std::string_view field) const {
+  if (n.is_integer()) return Dist{Dist::Kind::Const, duration(n, field), 0};
+  if (!n.is_string())
+    wrong_type(n, field, "a distribution (a string such as \"uniform(1ms, 5ms)\" or \"10ms\")");
+  std::string why;
+  auto d = parse_dist(n.as_string()->get(), &why);
+  if (!d) fail(at(n), field, why);
+  return *d;
+}
+
+Scenario Reader::read(const toml::table &root) const {
+  Scenario s;
+  s.file = file_;
+  check_keys(root, "", {"scenario", "machine", "kernel", "group", "config"});
+
+  const toml::table *scen = subtable(root, "scenario", "");
+  if (!scen) fail(Pos{}, "scenario", "missing required table [scenario]");
+  read_scenario(*scen, s);
+
+  const toml::table *machine = subtable(root, "machine", "");
+  if (!machine) fail(Pos{}, "machine", "missing required table [machine]");
+  read_machine(*machine, s);
+  const TopologySpec &m = s.topology;
+  const int nr_cpus = m.sockets * m.llcs_per_socket * m.cores_per_llc * m.threads_per_core;
+
+  if (const toml::table *k = subtable(root, "kernel", "")) read_kernel(*k, s.kernel);
+
+  const toml::node *groups = root.get("group");
+  if (!groups)
+    fail(Pos{}, "group", "missing required table [[group]] (a scenario needs at least one)");
+  const std::vector<const toml::table *> group_tables = tables(*groups, "group");
+  if (group_tables.empty())
+    fail(at(*groups), "group", "must not be empty (a scenario needs at least one group)");
+  std::map<std::string, size_t> group_index;
+  for (const toml::table *g : group_tables) {
+    const std::string path = element("group", s.groups.size());
+    TaskGroupSpec spec = read_group(*g, path, nr_cpus);
+    if (auto [it, fresh] = group_index.emplace(spec.name, s.groups.size()); !fresh)
+      fail(at(*g->get("name")), join(path, "name"),
+           fmt::format("duplicate group name '{}' (also group[{}] at line {})", spec.name,
+                       it->second, s.groups[it->second].line));
+    s.groups.push_back(std::move(spec));
+  }
+
+  if (const toml::node *configs = root.get("config")) {
+    std::map<std::string, size_t> config_index;
+    for (const toml::table *c : tables(*configs, "config")) {
+      const std::string path = element("config", s.configs.size());
+      ConfigSpec spec = read_config(*c, path);
+      if (auto [it, fresh] = config_index.emplace(spec.name, s.configs.size()); !fresh)
+        fail(at(*c->get("name")), join(path, "name"),
+             fmt::format("duplicate config name '{}' (also config[{}] at line {})", spec.name,
+                         it->second, s.configs[it->second].line));
+      s.configs.push_back(std::move(spec));
+    }
+  }
+
+  // With no duration the run ends when the last finite task exits; if there is none, it would
+  // never end.
+  const bool any_finite = std::any_of(s.groups.begin(), s.groups.end(),
+                                      [](const TaskGroupSpec &g) { return !g.stress && g.loops; });
+  if (s.duration_ns == 0 && !any_finite) {
+    const toml::node *d = scen->get("duration");
+    fail(d ? at(*d) : at(*scen), "scenario.duration",
+         "must be set and non-zero: every group runs forever (stress = true or loops = 0)");
+  }
+  return s;
+}
+
+void Reader::read_scenario(const toml::table &t, Scenario &s) const {
+  check_keys(t, "scenario", {"name", "description", "seed", "duration"});
+  const toml::node *name = t.get("name");
+  if (!name) fail(at(t), "scenario.name", "missing required key");
+  s.name = string(*name, "scenario.name");
+  if (s.name.empty()) fail(at(*name), "scenario.name", "must not be empty");
+  if (const toml::node *n = t.get("description"))
+    s.description = string(*n, "scenario.description");
+  if (const toml::node *n = t.get("seed"))
+    s.seed = static_cast<std::uint64_t>(integer(*n, "scenario.seed", 0, kI64Max));
+  if (const toml::node *n = t.get("duration")) s.duration_ns = duration(*n, "scenario.duration");
+}
+
+void Reader::read_machine(const toml::table &t, Scenario &s) const {
+  check_keys(t, "machine",
+             {"sockets", "llcs_per_socket", "clusters_per_llc", "cores_per_llc", "threads_per_core",
+              "numbering", "numa_nodes", "numa_distances", "costs"});
+  TopologySpec &m = s.topology;
+  auto count = [&](std::string_view key, int &out, i64 lo) {
+    if (const toml::node *n = t.get(key))
+      out = static_cast<int>(integer(*n, join("machine", key), lo, kMaxTopologyCount));
+  };
+  count("sockets", m.sockets, 1);
+  count("llcs_per_socket", m.llcs_per_socket, 1);
+  count("clusters_per_llc", m.clusters_per_llc, 1);
+  count("cores_per_llc", m.cores_per_llc, 1);
+  count("threads_per_core", m.threads_per_core, 1);
+  count("numa_nodes", m.numa_nodes, 0);
+  if (const toml::node *n = t.get("numbering")) {
+    const std::string v = string(*n, "machine.numbering");
+    if (v == "x86") {
+      m.numbering = CpuNumbering::X86;
+    } else if (v == "adjacent") {
+      m.numbering = CpuNumbering::Adjacent;
+    } else {
+      fail(at(*n), "machine.numbering",
+           fmt::format("unknown numbering '{}' (expected one of: x86, adjacent)", v));
+    }
+  }
+  if (const toml::node *n = t.get("numa_distances")) {
+    const std::string path = "machine.numa_distances";
+    for (const toml::node &row : array(*n, path)) {
+      const std::string row_path = element(path, m.numa_distances.size());
+      auto &out = m.numa_distances.emplace_back();
+      for (const toml::node &d : array(row, row_path))
+        out.push_back(static_cast<int>(integer(d, element(row_path, out.size()), 10, 255)));
+    }
+  }
+  if (const toml::table *c = subtable(t, "costs", "machine")) read_costs(*c, s.costs);
+
+  // The cross-key rules (divisibility, NUMA shape) live with the topology itself.
+  if (std::string why = validate(m); !why.empty()) fail(at(t), "machine", why);
+}
+
+void Reader::read_costs(const toml::table &t, MachineCosts &c) const {
+  check_keys(t, "machine.costs",
+             {"context_switch", "wakeup_ipi", "migration_penalty", "cross_llc_migration_penalty",
+              "smt_corun_speed"});
+  auto cost = [&](std::string_view key, Time &out) {
+    if (const toml::node *n = t.get(key)) out = duration(*n, join("machine.costs", key));
+  };
+  cost("context_switch", c.context_switch_ns);
+  cost("wakeup_ipi", c.wakeup_ipi_ns);
+  cost("migration_penalty", c.migration_penalty_ns);
+  cost("cross_llc_migration_penalty", c.cross_llc_migration_penalty_ns);
+  if (const toml::node *n = t.get("smt_corun_speed")) {
+    const std::string_view field = "machine.costs.smt_corun_speed";
+    double v = 0;
+    if (n->is_floating_point()) {
+      v = n->as_floating_point()->get();
+    } else if (n->is_integer()) {
+      v = static_cast<double>(n->as_integer()->get());
+    } else {
+      wrong_type(*n, field, "a number");
+    }
+    if (!(v > 0 && v <= 2))  // also rejects nan
+      fail(at(*n), field, fmt::format("must be greater than 0 and at most 2, got {}", v));
+    c.smt_corun_speed = static_cast<u32>(std::lround(v * kSpeedOne));
+    if (c.smt_corun_speed == 0) c.smt_corun_speed = 1;  // > 0 must stay > 0 after rounding
+  }
+}
+
+void Reader::read_kernel(const toml::table &t, kernel::KernelConfig &k) const {
+  check_keys(t, "kernel", {"version", "features", "tunables"});
+  if (const toml::node *n = t.get("version")) {
+    if (n->is_floating_point())
+      fail(at(*n), "kernel.version", "expected a string such as \"6.18\", got a float");
+    const std::string v = string(*n, "kernel.version");
+    if (v == "6.12") {
+      k.version = kernel::KernelVersion::V6_12;
+    } else if (v == "6.18") {
+      k.version = kernel::KernelVersion::V6_18;
+    } else {
+      fail(at(*n), "kernel.version",
+           fmt::format("unknown kernel version '{}' (expected one of: 6.12, 6.18)", v));
+    }
+  }
+  std::vector<std::pair<kernel::sched_feat_id, bool>> features;
+  std::vector<std::pair<kernel::sched_tunable_id, i64>> tunables;
+  if (const toml::table *f = subtable(t, "features", "kernel"))
+    read_features(*f, "kernel.features", features);
+  if (const toml::table *tu = subtable(t, "tunables", "kernel"))
+    read_tunables(*tu, "kernel.tunables", tunables);
+  for (auto [id, on] : features) k.features.on[id] = on;
+  for (auto [id, v] : tunables) k.tunables.v[id] = v;
+}
+
+void Reader::read_features(const toml::table &t, std::string_view path,
+                           std::vector<std::pair<kernel::sched_feat_id, bool>> &out) const {
+  for (const Entry &e : in_file_order(t)) {
+    const std::string field = join(path, e.key->str());
+    auto id = kernel::find_feature(e.key->str());
+    if (!id)
+      fail(at(*e.key, at(t)), field,
+           fmt::format("unknown feature '{}' (see `schedlab help features`)", e.key->str()));
+    out.emplace_back(*id, boolean(*e.value, field));
+  }
+}
+
+void Reader::read_tunables(const toml::table &t, std::string_view path,
+                           std::vector<std::pair<kernel::sched_tunable_id, i64>> &out) const {
+  for (const Entry &e : in_file_order(t)) {
+    const std::string field = join(path, e.key->str());
+    auto id = kernel::find_tunable(e.key->str());
+    if (!id)
+      fail(at(*e.key, at(t)), field,
+           fmt::format("unknown tunable '{}' (see `schedlab help tunables`)", e.key->str()));
+    i64 v = 0;
+    if (*id == kernel::TUNABLE_hz) {
+      // CONFIG_HZ is a build choice with a fixed menu, not a range.
+      if (!e.value->is_integer()) wrong_type(*e.value, field, "an integer");
+      v = e.value->as_integer()->get();
+      if (v != 100 && v != 250 && v != 300 && v != 1000)
+        fail(at(*e.value), field, fmt::format("must be one of 100, 250, 300, 1000, got {}", v));
+    } else {
+      const kernel::TunableInfo &info = kernel::kTunables[*id];
+      v = integer(*e.value, field, info.min, info.max);
+    }
+    out.emplace_back(*id, v);
+  }
+}
+
+TaskGroupSpec Reader::read_group(const toml::table &t, const std::string &path, int nr_cpus) const {
+  check_keys(t, path,
+             {"name", "count", "nice", "policy", "cpus", "start", "stress", "loops", "phases"});
+  TaskGroupSpec g;
+  g.line = static_cast<int>(at(t).line);
+
+  const toml::node *name = t.get("name");
+  if (!name) fail(at(t), join(path, "name"), "missing required key");
+  g.name = string(*name, join(path, "name"));
+  const bool name_ok = !g.name.empty() && std::all_of(g.name.begin(), g.name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-';
+  });
+  if (!name_ok)
+    fail(at(*name), join(path, "name"),
+         fmt::format("'{}' is not a valid name: use letters, digits, '_', '.' and '-' "
+                     "(it becomes the tasks' comm)",
+                     g.name));
+
+  if (const toml::node *n = t.get("count"))
+    g.count = static_cast<int>(integer(*n, join(path, "count"), 1, 1000000));
+  if (const toml::node *n = t.get("nice"))
+    g.nice = static_cast<int>(integer(*n, join(path, "nice"), -20, 19));
+  if (const toml::node *n = t.get("policy")) {
+    const std::string v = string(*n, join(path, "policy"));
+    if (v == "normal") {
+      g.policy = Policy::Normal;
+    } else if (v == "batch") {
+      g.policy = Policy::Batch;
+    } else if (v == "idle") {
+      g.policy = Policy::Idle;
+    } else {
+      fail(at(*n), join(path, "policy"),
+           fmt::format("unknown policy '{}' (expected one of: normal, batch, idle)", v));
+    }
+  }
+  if (const toml::node *n = t.get("cpus")) {
+    const std::string field = join(path, "cpus");
+    std::string why;
+    auto cpus = parse_cpulist(string(*n, field), &why);
+    if (!cpus) fail(at(*n), field, why);
+    for (int c : *cpus)
+      if (c >= nr_cpus)
+        fail(at(*n), field,
+             nr_cpus == 1 ? fmt::format("cpu {} does not exist (the machine has 1 CPU: 0)", c)
+                          : fmt::format("cpu {} does not exist (the machine has {} CPUs: 0-{})", c,
+                                        nr_cpus, nr_cpus - 1));
+    g.cpus = std::move(*cpus);
+  }
+  if (const toml::node *n = t.get("start")) g.start = dist(*n, join(path, "start"));
+  if (const toml::node *n = t.get("stress")) g.stress = boolean(*n, join(path, "stress"));
+
+  const toml::node *loops = t.get("loops");
+  const toml::node *phases = t.get("phases");
+  if (g.stress) {
+    // A stress task is a pure CPU hog; phases or a loop count would silently mean nothing.
+    if (phases)
+      fail(at(*phases), join(path, "phases"),
+           "not allowed with stress = true (a stress task only runs)");
+    if (loops)
+      fail(at(*loops), join(path, "loops"),
+           "not allowed with stress = true (a stress task never exits)");
+    return g;
+  }
+  if (loops) g.loops = static_cast<std::uint64_t>(integer(*loops, join(path, "loops"), 0, kI64Max));
+  if (!phases)
+    fail(at(t), join(path, "phases"),
+         "missing required key (a group needs phases unless stress = true)");
+  g.phases = read_phases(*phases, join(path, "phases"));
+  return g;
+}
+
+std::vector<Phase> Reader::read_phases(const toml::node &n, const std::string &path) const {
+  const toml::array &a = array(n, path);
+  if (a.empty()) fail(at(n), path, "must not be empty (list at least one phase)");
+  std::vector<Phase> out;
+  for (const toml::node &p : a) out.push_back(read_phase(p, element(path, out.size())));
+  return out;
+}
+
+Phase Reader::read_phase(const toml::node &n, const std::string &path) const {
+  if (!n.is_table()) wrong_type(n, path, "a table such as { run = \"1ms\" }");
+  const toml::table &t = *n.as_table();
+  check_keys(t, path, {"run", "runtime", "sleep", "loop", "phases"});
+
+  const Entry *kind = nullptr;
+  const std::vector<Entry> entries = in_file_order(t);
+  for (const Entry &e : entries) {
+    if (e.key->str() == "phases") continue;
+    if (kind)
+      fail(at(*e.key, at(t)), join(path, e.key->str()),
+           fmt::format("a phase has exactly one of run, runtime, sleep or loop, and this one "
+                       "already has '{}'",
+                       kind->key->str()));
+    kind = &e;
+  }
+  if (!kind) fail(at(t), path, "a phase needs one of run, runtime, sleep or loop");
+
+  Phase p;
+  const std::string_view k = kind->key->str();
+  const std::string field = join(path, k);
+  auto body = t.find("phases");
+  if (k == "loop") {
+    p.kind = Phase::Kind::Loop;
+    p.count = static_cast<std::uint64_t>(integer(*kind->value, field, 1, kI64Max));
+    if (body == t.end())
+      fail(at(t), join(path, "phases"), "missing required key (a loop needs phases = [...])");
+    p.body = read_phases(body->second, join(path, "phases"));
+    return p;
+  }
+  if (body != t.end())
+    fail(at(body->first, at(t)), join(path, "phases"), "only allowed in a loop phase");
+  p.kind = k == "run"       ? Phase::Kind::Run
+           : k == "runtime" ? Phase::Kind::Runtime
+                            : Phase::Kind::Sleep;
+  p.dist = dist(*kind->value, field);
+  return p;
+}
+
+ConfigSpec Reader::read_config(const toml::table &t, const std::string &path) const {
+  check_keys(t, path, {"name", "features", "tunables"});
+  ConfigSpec c;
+  c.line = static_cast<int>(at(t).line);
+  const toml::node *name = t.get("name");
+  if (!name) fail(at(t), join(path, "name"), "missing required key");
+  c.name = string(*name, join(path, "name"));
+  if (c.name.empty()) fail(at(*name), join(path, "name"), "must not be empty");
+  if (const toml::table *f = subtable(t, "features", path))
+    read_features(*f, join(path, "features"), c.features);
+  if (const toml::table *tu = subtable(t, "tunables", path))
+    read_tunables(*tu, join(path, "tunables"), c.tunables);
+  return c;
+}
+
+}  // namespace
+
+Scenario parse_scenario(std::string_view text, const std::string &file_name) {
+  Reader reader(file_name);
+  toml::table root;
+  try {
+    root = toml::parse(text, std::string_view(file_name));
+  } catch (const toml::parse_error &e) {
+    reader.fail(pos_of(e.source()), "invalid TOML", e.description());
+  }
+  return reader.read(root);
+}
+
+Scenario load_scenario(const std::filesystem::path &file) {
+  const std::string name = file.string();
+  std::error_code ec;
+  // An ifstream opens a directory without complaint and then reads nothing.
+  if (std::filesystem::is_directory(file, ec))
+    throw ScenarioError(fmt::format("{}: error: cannot read: {}", name, std::strerror(EISDIR)));
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    throw ScenarioError(fmt::format("{}: error: cannot read: {}", name, std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad())
+    throw ScenarioError(fmt::format("{}: error: cannot read: {}", name, std::strerror(errno)));
+  return parse_scenario(text.str(), name);
+}
+
+kernel::KernelConfig apply_config(const Scenario &s, const ConfigSpec *config) {
+  kernel::KernelConfig k = s.kernel;
+  if (!config) return k;
+  for (auto [id, on] : config->features) k.features.on[id] = on;
+  for (auto [id, v] : config->tunables) k.tunables.v[id] = v;
+  return k;
+}
+
+}  // namespace schedlab::scenario

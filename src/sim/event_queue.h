@@ -1,0 +1,67 @@
+#pragma once
+// Deterministic event queue: events fire in (time, arming sequence) order.
+//
+// Every source of events owns a Timer slot (made once, re-armed many times), which keeps
+// cancellation and re-arming O(log n) without garbage entries: the heap is indexed, each
+// slot knows its position. The heap is 4-ary because the model re-arms timers far more often
+// than it pops them, and a shallower heap makes sift-up cheaper.
+#include <cstdint>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace schedlab::sim {
+
+class EventQueue {
+ public:
+  using TimerId = u32;
+  static constexpr u32 kNotQueued = ~u32{0};
+
+  struct Fired {
+    TimerId id;
+    u32 kind;
+    u32 arg;
+    Time time;
+  };
+
+  // A timer slot whose firings are reported as (kind, arg).
+  TimerId make_timer(u32 kind, u32 arg);
+  // Arm (or re-arm) a timer; a re-armed timer takes a new sequence number, i.e. it is ordered
+  // after every event armed before it at the same time.
+  void arm(TimerId id, Time when);
+  void cancel(TimerId id);
+  bool armed(TimerId id) const { return slots_[id].pos != kNotQueued; }
+  Time expires(TimerId id) const { return slots_[id].when; }
+
+  bool empty() const { return heap_.empty(); }
+  std::size_t size() const { return heap_.size(); }
+  Time next_time() const { return heap_.empty() ? kTimeNever : slots_[heap_[0]].when; }
+  // Removes and returns the earliest event. Precondition: !empty().
+  Fired pop();
+  u64 armed_total() const { return seq_; }
+
+ private:
+  struct Slot {
+    Time when = 0;
+    u64 seq = 0;
+    u32 pos = kNotQueued;
+    u32 kind = 0;
+    u32 arg = 0;
+  };
+  bool before(TimerId a, TimerId b) const {
+    const Slot &x = slots_[a], &y = slots_[b];
+    return x.when != y.when ? x.when < y.when : x.seq < y.seq;
+  }
+  void sift_up(u32 pos);
+  void sift_down(u32 pos);
+  void place(u32 pos, TimerId id) {
+    heap_[pos] = id;
+    slots_[id].pos = pos;
+  }
+
+  std::vector<Slot> slots_;
+  std::vector<TimerId> heap_;
+  u64 seq_ = 0;
+};
+
+}  // namespace schedlab::sim

@@ -1,0 +1,140 @@
+// EEVDF in hand-built queues: who is picked, where a waking task is placed, when the tick
+// preempts.
+#include <gtest/gtest.h>
+
+#include "kernel_fixture.h"
+
+using namespace schedlab;
+using namespace schedlab::kernel;
+using schedlab::testing::KernelFixture;
+
+TEST(Eevdf, PicksTheEligibleTaskWithTheEarliestDeadline) {
+  KernelFixture f;
+  task_struct *a = f.task("a"), *b = f.task("b"), *c = f.task("c");
+  f.k.test_enqueue(a, 0);  // placed at V with a full slice
+  b->se.vlag = 1000000;    // owed 1 ms: placed left of V, earlier deadline
+  f.k.test_enqueue(b, 0);
+  c->se.vlag = -1500000;      // in debt: right of V, not eligible
+  c->se.custom_slice = true;  // ... even with the earliest deadline of all
+  c->se.slice = 100000;
+  f.k.test_enqueue(c, 0);
+  struct cfs_rq *cfs = &f.k.cpu_rq(0)->cfs;
+  ASSERT_LT(static_cast<s64>(c->se.deadline - b->se.deadline), 0);
+  EXPECT_FALSE(f.k.entity_eligible(cfs, &c->se));
+  EXPECT_TRUE(f.k.entity_eligible(cfs, &b->se));
+  EXPECT_EQ(f.k.pick_eevdf(cfs), &b->se);
+}
+
+TEST(Eevdf, EqualDeadlinesGoToTheEarlierEnqueued) {
+  KernelFixture f;
+  task_struct *a = f.task("a"), *b = f.task("b");
+  f.k.test_enqueue(a, 0);
+  f.k.test_enqueue(b, 0);
+  ASSERT_EQ(a->se.deadline, b->se.deadline);
+  EXPECT_EQ(f.k.pick_eevdf(&f.k.cpu_rq(0)->cfs), &a->se);
+}
+
+TEST(Eevdf, PlacementPreservesLag) {
+  KernelFixture f;
+  for (int i = 0; i < 3; i++) f.k.test_enqueue(f.task("q"), 0);
+  struct cfs_rq *cfs = &f.k.cpu_rq(0)->cfs;
+  for (s64 lag : {s64{700000}, s64{-300000}}) {
+    task_struct *p = f.task("p");
+    p->se.vlag = lag;
+    f.k.test_enqueue(p, 0);
+    const s64 after = static_cast<s64>(f.k.avg_vruntime(cfs) - p->se.vruntime);
+    EXPECT_NEAR(static_cast<double>(after), static_cast<double>(lag), 2.0) << "lag " << lag;
+  }
+}
+
+TEST(Eevdf, NewTaskGetsHalfASliceOfDeadline) {
+  KernelFixture f;
+  f.hog(0);
+  task_struct *p = f.task("child");
+  f.k.wake_up_new_task(p, 0);
+  const u64 half = f.k.sysctl_sched_base_slice() / 2;
+  EXPECT_EQ(p->se.deadline - p->se.vruntime, half);
+}
+
+TEST(Eevdf, NiceChangesTheVirtualClockRate) {
+  KernelFixture f;
+  task_struct *a = f.task("nice5", 5);
+  EXPECT_EQ(a->se.weight, 335u);
+  // 1 ms of a nice-5 task is 1024/335 ms of virtual time, as the kernel's fixed point rounds it.
+  EXPECT_NEAR(static_cast<double>(f.k.calc_delta_fair(1000000, &a->se)), 1000000.0 * 1024 / 335,
+              2.0);
+  EXPECT_EQ(f.k.calc_delta_fair(12345, &f.task("n0")->se), 12345u);
+}
+
+// Two CPU hogs on one CPU: the tick lets the current one finish its slice (2.8 ms on 8 CPUs,
+// so 3 ticks at HZ=1000), then switches.
+TEST(Eevdf, TickPreemptsAtTheEndOfTheSlice) {
+  KernelFixture f;
+  task_struct *a = f.task("a"), *b = f.task("b");
+  f.k.test_run(a, 0);
+  f.k.test_enqueue(b, 0);
+  struct rq *rq = f.k.cpu_rq(0);
+  for (int ms = 1; ms <= 3; ms++) {
+    f.k.set_clock(static_cast<Time>(ms) * 1000000);
+    f.k.handle_event(EV_TICK, 0);
+    f.k.run_preempt_points();
+    if (ms < 3)
+      EXPECT_EQ(rq->curr, a) << "tick " << ms;
+    else
+      EXPECT_EQ(rq->curr, b) << "tick " << ms;
+  }
+}
+
+// A sleeper that still owes service stays queued (DELAY_DEQUEUE) until it is picked.
+TEST(Eevdf, IneligibleSleeperIsDelayedNotDequeued) {
+  KernelFixture f;
+  task_struct *a = f.task("a"), *b = f.task("b");
+  f.k.test_run(a, 0);
+  f.k.test_enqueue(b, 0);
+  f.k.set_clock(2000000);  // a ran 2 ms: ahead of V, not eligible
+  a->__state = TASK_INTERRUPTIBLE;
+  f.k.block_current(0);
+  struct rq *rq = f.k.cpu_rq(0);
+  EXPECT_EQ(rq->curr, b);
+  EXPECT_TRUE(a->se.sched_delayed);
+  EXPECT_EQ(a->on_rq, TASK_ON_RQ_QUEUED);
+  EXPECT_EQ(rq->nr_running, 2u);
+  EXPECT_EQ(rq->cfs.h_nr_runnable, 1u);
+  // Woken before it was picked: it wakes in place without going through select_task_rq.
+  f.k.try_to_wake_up(a, 0, 3);
+  EXPECT_FALSE(a->se.sched_delayed);
+  EXPECT_EQ(a->cpu, 0);
+  EXPECT_EQ(rq->cfs.h_nr_runnable, 2u);
+}
+
+TEST(Eevdf, EligibleSleeperLeavesTheQueue) {
+  KernelFixture f;
+  task_struct *a = f.task("a"), *b = f.task("b");
+  f.k.test_run(a, 0);
+  f.k.test_enqueue(b, 0);
+  a->__state = TASK_INTERRUPTIBLE;  // blocks at once: lag 0, eligible
+  f.k.block_current(0);
+  EXPECT_FALSE(a->se.sched_delayed);
+  EXPECT_EQ(a->on_rq, 0);
+  EXPECT_EQ(f.k.cpu_rq(0)->nr_running, 1u);
+}
+
+// A waking task with an earlier deadline preempts a task that has used up its protection.
+TEST(Eevdf, WakeupPreemptsWhenTheWakeeIsPicked) {
+  KernelFixture f;
+  task_struct *a = f.task("a");
+  f.k.test_run(a, 0);
+  f.k.set_clock(10000000);  // a ran 10 ms
+  f.k.handle_event(EV_TICK, 0);
+  task_struct *b = f.k.create_task("b", 0, SCHED_NORMAL, [] {
+    CpuMask m(8);
+    m.set(0);  // pinned, so that it wakes here and not on an idle CPU
+    return m;
+  }());
+  b->__state = TASK_INTERRUPTIBLE;
+  b->se.vlag = 1000000;  // owed 1 ms: its deadline is earlier than a's
+  f.k.try_to_wake_up(b, 0, 0);
+  EXPECT_TRUE(a->need_resched);
+  f.k.run_preempt_points();
+  EXPECT_EQ(f.k.cpu_rq(0)->curr, b);
+}

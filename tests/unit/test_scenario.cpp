@@ -1,0 +1,384 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kernel/features.h"
+#include "kernel/tunables.h"
+#include "scenario/scenario.h"
+
+namespace schedlab::scenario {
+namespace {
+
+using kernel::KernelVersion;
+
+constexpr const char *kGood =
+    R"toml(# Every key the format has, most of them away from their defaults.
+[scenario]
+name = "wakeup-fastpath"
+description = "Wakeups of short sleepers"
+seed = 42
+duration = "1.5s"
+
+[machine]
+sockets = 2
+llcs_per_socket = 2
+clusters_per_llc = 2
+cores_per_llc = 4
+threads_per_core = 2
+numbering = "adjacent"
+numa_nodes = 2
+numa_distances = [[10, 21], [21, 10]]
+
+[machine.costs]
+context_switch = "1.5us"
+wakeup_ipi = 2500
+migration_penalty = "5 us"
+cross_llc_migration_penalty = "0.03ms"
+smt_corun_speed = 0.625
+
+[kernel]
+version = "6.12"
+
+[kernel.features]
+TTWU_QUEUE = false
+SIS_UTIL = false
+
+[kernel.tunables]
+hz = 250
+migration_cost_ns = 100000
+
+[[group]]
+name = "worker"
+count = 10
+nice = -5
+policy = "batch"
+cpus = "0-3,8"
+start = "exp(1ms)"
+loops = 1200
+phases = [
+  { run = "uniform(0ms, 10ms)" },
+  { sleep = "normal(10ms, 2ms)" },
+  { loop = 3, phases = [ { runtime = "2ms" }, { sleep = 100 } ] },
+]
+
+[[group]]
+name = "hog.1"
+policy = "idle"
+stress = true
+
+[[config]]
+name = "No cookie"
+features = { TTWU_QUEUE = true, WA_BIAS = false }
+tunables = { hz = 1000 }
+
+[[config]]
+name = "baseline"
+)toml";
+
+TEST(ParseScenario, EveryField) {
+  const Scenario s = parse_scenario(kGood, "good.toml");
+  EXPECT_EQ(s.file, "good.toml");
+  EXPECT_EQ(s.name, "wakeup-fastpath");
+  EXPECT_EQ(s.description, "Wakeups of short sleepers");
+  EXPECT_EQ(s.seed, 42u);
+  EXPECT_EQ(s.duration_ns, 1500 * NSEC_PER_MSEC);
+
+  EXPECT_EQ(s.topology.sockets, 2);
+  EXPECT_EQ(s.topology.llcs_per_socket, 2);
+  EXPECT_EQ(s.topology.clusters_per_llc, 2);
+  EXPECT_EQ(s.topology.cores_per_llc, 4);
+  EXPECT_EQ(s.topology.threads_per_core, 2);
+  EXPECT_EQ(s.topology.numbering, CpuNumbering::Adjacent);
+  EXPECT_EQ(s.topology.numa_nodes, 2);
+  EXPECT_EQ(s.topology.numa_distances, (std::vector<std::vector<int>>{{10, 21}, {21, 10}}));
+
+  EXPECT_EQ(s.costs.context_switch_ns, 1500u);
+  EXPECT_EQ(s.costs.wakeup_ipi_ns, 2500u);
+  EXPECT_EQ(s.costs.migration_penalty_ns, 5000u);
+  EXPECT_EQ(s.costs.cross_llc_migration_penalty_ns, 30000u);
+  EXPECT_EQ(s.costs.smt_corun_speed, 40960u);  // 0.625 * 65536
+
+  EXPECT_EQ(s.kernel.version, KernelVersion::V6_12);
+  EXPECT_FALSE(s.kernel.features.on[kernel::__SCHED_FEAT_TTWU_QUEUE]);
+  EXPECT_FALSE(s.kernel.features.on[kernel::__SCHED_FEAT_SIS_UTIL]);
+  EXPECT_TRUE(s.kernel.features.on[kernel::__SCHED_FEAT_WA_BIAS]);  // untouched default
+  EXPECT_EQ(s.kernel.tunables[kernel::TUNABLE_hz], 250);
+  EXPECT_EQ(s.kernel.tunables[kernel::TUNABLE_migration_cost_ns], 100000);
+  EXPECT_EQ(s.kernel.tunables[kernel::TUNABLE_nr_migrate], 32);  // untouched default
+
+  ASSERT_EQ(s.groups.size(), 2u);
+  const TaskGroupSpec &w = s.groups[0];
+  EXPECT_EQ(w.name, "worker");
+  EXPECT_EQ(w.line, 36);
+  EXPECT_EQ(w.count, 10);
+  EXPECT_EQ(w.nice, -5);
+  EXPECT_EQ(w.policy, Policy::Batch);
+  EXPECT_EQ(w.cpus, (std::vector<int>{0, 1, 2, 3, 8}));
+  EXPECT_EQ(w.start.kind, Dist::Kind::Exponential);
+  EXPECT_EQ(w.start.a, NSEC_PER_MSEC);
+  EXPECT_FALSE(w.stress);
+  EXPECT_EQ(w.loops, 1200u);
+  ASSERT_EQ(w.phases.size(), 3u);
+  EXPECT_EQ(w.phases[0].kind, Phase::Kind::Run);
+  EXPECT_EQ(w.phases[0].dist.kind, Dist::Kind::Uniform);
+  EXPECT_EQ(w.phases[0].dist.a, 0u);
+  EXPECT_EQ(w.phases[0].dist.b, 10 * NSEC_PER_MSEC);
+  EXPECT_EQ(w.phases[1].kind, Phase::Kind::Sleep);
+  EXPECT_EQ(w.phases[1].dist.kind, Dist::Kind::Normal);
+  EXPECT_EQ(w.phases[1].dist.a, 10 * NSEC_PER_MSEC);
+  EXPECT_EQ(w.phases[1].dist.b, 2 * NSEC_PER_MSEC);
+  const Phase &loop = w.phases[2];
+  EXPECT_EQ(loop.kind, Phase::Kind::Loop);
+  EXPECT_EQ(loop.count, 3u);
+  ASSERT_EQ(loop.body.size(), 2u);
+  EXPECT_EQ(loop.body[0].kind, Phase::Kind::Runtime);
+  EXPECT_EQ(loop.body[0].dist.kind, Dist::Kind::Const);
+  EXPECT_EQ(loop.body[0].dist.a, 2 * NSEC_PER_MSEC);
+  EXPECT_EQ(loop.body[1].kind, Phase::Kind::Sleep);
+  EXPECT_EQ(loop.body[1].dist.a, 100u);  // a bare integer is ns
+
+  const TaskGroupSpec &h = s.groups[1];
+  EXPECT_EQ(h.name, "hog.1");
+  EXPECT_EQ(h.count, 1);
+  EXPECT_EQ(h.nice, 0);
+  EXPECT_EQ(h.policy, Policy::Idle);
+  EXPECT_TRUE(h.cpus.empty());
+  EXPECT_TRUE(h.stress);
+  EXPECT_TRUE(h.phases.empty());
+  EXPECT_EQ(h.start.kind, Dist::Kind::Const);
+  EXPECT_EQ(h.start.a, 0u);
+
+  ASSERT_EQ(s.configs.size(), 2u);
+  EXPECT_EQ(s.configs[0].name, "No cookie");
+  EXPECT_EQ(s.configs[0].line, 55);
+  // In file order, not toml++'s alphabetical order.
+  using FeatureSetting = std::pair<kernel::sched_feat_id, bool>;
+  EXPECT_EQ(s.configs[0].features,
+            (std::vector<FeatureSetting>{{kernel::__SCHED_FEAT_TTWU_QUEUE, true},
+                                         {kernel::__SCHED_FEAT_WA_BIAS, false}}));
+  using TunableSetting = std::pair<kernel::sched_tunable_id, std::int64_t>;
+  EXPECT_EQ(s.configs[0].tunables, (std::vector<TunableSetting>{{kernel::TUNABLE_hz, 1000}}));
+  EXPECT_EQ(s.configs[1].name, "baseline");
+  EXPECT_TRUE(s.configs[1].features.empty());
+}
+
+TEST(ParseScenario, Defaults) {
+  const Scenario s = parse_scenario(R"(
+[scenario]
+name = "min"
+[machine]
+[[group]]
+name = "a"
+phases = [ { run = "1ms" } ]
+)",
+                                    "min.toml");
+  EXPECT_EQ(s.seed, 1u);
+  EXPECT_EQ(s.duration_ns, 0u);
+  EXPECT_EQ(s.topology.sockets, 1);
+  EXPECT_EQ(s.topology.threads_per_core, 1);
+  EXPECT_EQ(s.topology.numbering, CpuNumbering::X86);
+  EXPECT_EQ(s.costs.context_switch_ns, MachineCosts{}.context_switch_ns);
+  EXPECT_EQ(s.costs.smt_corun_speed, kSpeedOne);
+  EXPECT_EQ(s.kernel.version, KernelVersion::V6_18);
+  EXPECT_EQ(s.kernel.tunables[kernel::TUNABLE_hz], 1000);
+  ASSERT_EQ(s.groups.size(), 1u);
+  EXPECT_EQ(s.groups[0].loops, 1u);
+  EXPECT_TRUE(s.configs.empty());
+}
+
+TEST(ParseScenario, ErrorsAreOneLineWithPosition) {
+  try {
+    parse_scenario("[scenario]\nname = \"x\"\n[machine]\n[[group]]\nname = \"a\"\ncount = 0\n",
+                   "f.toml");
+    FAIL() << "no error";
+  } catch (const ScenarioError &e) {
+    EXPECT_STREQ(e.what(),
+                 "f.toml:6:9: error: group[0].count: must be between 1 and 1000000, got 0");
+  }
+  // A string holding a newline is quoted back escaped, still on one line.
+  try {
+    parse_scenario("[scenario]\nname = \"x\"\nduration = \"1\\nms\"\n", "f.toml");
+    FAIL() << "no error";
+  } catch (const ScenarioError &e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'1\\nms'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ParseScenario, DurationRequiredWhenNothingEnds) {
+  const char *text = R"([scenario]
+name = "x"
+[machine]
+[[group]]
+name = "hog"
+stress = true
+)";
+  EXPECT_THROW(parse_scenario(text, "f.toml"), ScenarioError);
+  EXPECT_NO_THROW(parse_scenario(std::string(text) + "[[group]]\nname = \"b\"\n"
+                                                     "phases = [ { run = 1 } ]\n",
+                                 "f.toml"));
+}
+
+TEST(LoadScenario, UnreadableFile) {
+  try {
+    load_scenario("/nonexistent/dir/x.toml");
+    FAIL() << "no error";
+  } catch (const ScenarioError &e) {
+    EXPECT_STREQ(e.what(),
+                 "/nonexistent/dir/x.toml: error: cannot read: No such file or directory");
+  }
+}
+
+TEST(ParseDuration, Units) {
+  EXPECT_EQ(parse_duration("0"), 0u);
+  EXPECT_EQ(parse_duration("0ms"), 0u);
+  EXPECT_EQ(parse_duration("250ns"), 250u);
+  EXPECT_EQ(parse_duration("10us"), 10000u);
+  EXPECT_EQ(parse_duration("10ms"), 10 * NSEC_PER_MSEC);
+  EXPECT_EQ(parse_duration("3 s"), 3 * NSEC_PER_SEC);
+  EXPECT_EQ(parse_duration(" 3s "), 3 * NSEC_PER_SEC);
+  EXPECT_EQ(parse_duration("1.5us"), 1500u);
+  EXPECT_EQ(parse_duration("0.000000001s"), 1u);
+  EXPECT_EQ(parse_duration("1.2500ms"), 1250000u);  // trailing zeros do not count
+  EXPECT_EQ(parse_duration("007ms"), 7 * NSEC_PER_MSEC);
+  EXPECT_EQ(parse_duration("9223372036854775807ns"), 9223372036854775807u);
+}
+
+TEST(ParseDuration, Rejects) {
+  for (const char *bad : {"",
+                          " ",
+                          "ms",
+                          "10",
+                          "1.5",
+                          "ten ms",
+                          "10 ms x",
+                          "10m",
+                          "10MS",
+                          "-1ms",
+                          "1e3ms",
+                          ".5ms",
+                          "5.ms",
+                          "1..5ms",
+                          "0.5ns",
+                          "1.0001us",
+                          "9223372036854775808ns",
+                          "9223372037s",
+                          "99999999999999999999999999s",
+                          "+1ms",
+                          "1_000ms"})
+    EXPECT_FALSE(parse_duration(bad).has_value()) << "'" << bad << "'";
+}
+
+TEST(ParseDuration, Messages) {
+  std::string why;
+  EXPECT_FALSE(parse_duration("ten ms", &why));
+  EXPECT_EQ(why, "bad duration 'ten ms': expected a number and a unit (ns, us, ms, s)");
+  EXPECT_FALSE(parse_duration("0.5ns", &why));
+  EXPECT_EQ(why, "bad duration '0.5ns': not a whole number of nanoseconds");
+  EXPECT_FALSE(parse_duration("1000000000000s", &why));
+  EXPECT_EQ(why, "bad duration '1000000000000s': too large");
+  EXPECT_FALSE(parse_duration("-3ms", &why));
+  EXPECT_EQ(why, "bad duration '-3ms': must not be negative");
+}
+
+TEST(ParseDist, Kinds) {
+  std::string why;
+  auto c = parse_dist("10ms", &why);
+  ASSERT_TRUE(c) << why;
+  EXPECT_EQ(c->kind, Dist::Kind::Const);
+  EXPECT_EQ(c->a, 10 * NSEC_PER_MSEC);
+
+  auto u = parse_dist("uniform(1ms, 2ms)", &why);
+  ASSERT_TRUE(u) << why;
+  EXPECT_EQ(u->kind, Dist::Kind::Uniform);
+  EXPECT_EQ(u->a, NSEC_PER_MSEC);
+  EXPECT_EQ(u->b, 2 * NSEC_PER_MSEC);
+
+  auto same = parse_dist(" uniform( 5us ,5us ) ", &why);
+  ASSERT_TRUE(same) << why;
+  EXPECT_EQ(same->a, same->b);
+
+  for (const char *s : {"exp(5ms)", "exponential(5ms)"}) {
+    auto e = parse_dist(s, &why);
+    ASSERT_TRUE(e) << why;
+    EXPECT_EQ(e->kind, Dist::Kind::Exponential);
+    EXPECT_EQ(e->a, 5 * NSEC_PER_MSEC);
+  }
+
+  auto n = parse_dist("normal(10ms, 0)", &why);
+  ASSERT_TRUE(n) << why;
+  EXPECT_EQ(n->kind, Dist::Kind::Normal);
+  EXPECT_EQ(n->a, 10 * NSEC_PER_MSEC);
+  EXPECT_EQ(n->b, 0u);
+}
+
+TEST(ParseDist, Rejects) {
+  std::string why;
+  for (const char *bad :
+       {"", "uniform", "uniform()", "uniform(1ms)", "uniform(1ms, 2ms, 3ms)", "uniform(1ms, 2ms",
+        "uniform(1ms, 2ms) x", "exp()", "exp(1ms, 2ms)", "normal(1ms)", "poisson(1ms)",
+        "Uniform(1ms, 2ms)", "uniform(1ms, x)", "uniform(-1ms, 2ms)", "10"}) {
+    why.clear();
+    EXPECT_FALSE(parse_dist(bad, &why).has_value()) << "'" << bad << "'";
+    EXPECT_FALSE(why.empty()) << "'" << bad << "'";
+  }
+  EXPECT_FALSE(parse_dist("uniform(10ms, 5ms)", &why));
+  EXPECT_EQ(why, "bad distribution 'uniform(10ms, 5ms)': LOW is greater than HIGH");
+  EXPECT_FALSE(parse_dist("often", &why));
+  EXPECT_EQ(why,
+            "bad distribution 'often': expected a duration, uniform(LOW, HIGH), exp(MEAN) or "
+            "normal(MEAN, SD)");
+  // A mistyped duration gets the duration's own message.
+  EXPECT_FALSE(parse_dist("10", &why));
+  EXPECT_EQ(why, "bad duration '10': expected a number and a unit (ns, us, ms, s)");
+  EXPECT_FALSE(parse_dist("poisson(1ms)", &why));
+  EXPECT_EQ(why,
+            "bad distribution 'poisson(1ms)': unknown distribution 'poisson' (expected uniform, "
+            "exp, exponential or normal)");
+}
+
+TEST(ParseCpulist, Accepts) {
+  std::string why;
+  EXPECT_EQ(parse_cpulist("0", &why), (std::vector<int>{0}));
+  EXPECT_EQ(parse_cpulist("0-3,8", &why), (std::vector<int>{0, 1, 2, 3, 8}));
+  EXPECT_EQ(parse_cpulist("8,0-1", &why), (std::vector<int>{0, 1, 8}));  // sorted
+  EXPECT_EQ(parse_cpulist("2-2", &why), (std::vector<int>{2}));
+  EXPECT_EQ(parse_cpulist("0-3,2-5,1", &why), (std::vector<int>{0, 1, 2, 3, 4, 5}));  // merged
+  EXPECT_EQ(parse_cpulist(" 1 , 3 - 4 ", &why), (std::vector<int>{1, 3, 4}));
+}
+
+TEST(ParseCpulist, Rejects) {
+  std::string why;
+  for (const char *bad : {"", " ", ",", "0,", ",0", "0,,1", "a", "0-", "-3", "3-1", "0-3x", "1.5",
+                          "0 1", "0-1-2", "99999999999"}) {
+    why.clear();
+    EXPECT_FALSE(parse_cpulist(bad, &why).has_value()) << "'" << bad << "'";
+    EXPECT_FALSE(why.empty()) << "'" << bad << "'";
+  }
+  EXPECT_FALSE(parse_cpulist("3-1", &why));
+  EXPECT_EQ(why, "bad cpu list '3-1': range 3-1 is reversed");
+}
+
+TEST(ApplyConfig, LayersConfigOnKernelSection) {
+  const Scenario s = parse_scenario(kGood, "good.toml");
+  const kernel::KernelConfig base = apply_config(s, nullptr);
+  EXPECT_EQ(base.version, KernelVersion::V6_12);
+  EXPECT_FALSE(base.features.on[kernel::__SCHED_FEAT_TTWU_QUEUE]);
+  EXPECT_EQ(base.tunables[kernel::TUNABLE_hz], 250);
+
+  const kernel::KernelConfig k = apply_config(s, &s.configs[0]);
+  EXPECT_EQ(k.version, KernelVersion::V6_12);
+  EXPECT_TRUE(k.features.on[kernel::__SCHED_FEAT_TTWU_QUEUE]);  // config overrides [kernel]
+  EXPECT_FALSE(k.features.on[kernel::__SCHED_FEAT_SIS_UTIL]);   // [kernel] kept
+  EXPECT_FALSE(k.features.on[kernel::__SCHED_FEAT_WA_BIAS]);    // config over the default
+  EXPECT_TRUE(k.features.on[kernel::__SCHED_FEAT_PLACE_LAG]);   // default kept
+  EXPECT_EQ(k.tunables[kernel::TUNABLE_hz], 1000);
+  EXPECT_EQ(k.tunables[kernel::TUNABLE_migration_cost_ns], 100000);
+
+  const kernel::KernelConfig empty = apply_config(s, &s.configs[1]);
+  EXPECT_FALSE(empty.features.on[kernel::__SCHED_FEAT_TTWU_QUEUE]);
+  EXPECT_EQ(empty.tunables[kernel::TUNABLE_hz], 250);
+}
+
+}  // namespace
+}  // namespace schedlab::scenario

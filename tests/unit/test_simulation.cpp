@@ -1,0 +1,131 @@
+// Whole runs: time conservation, determinism, and the flagship baseline.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "experiment/result_json.h"
+#include "experiment/simulation.h"
+
+using namespace schedlab;
+
+namespace {
+
+const char *kSmall = R"toml(
+[scenario]
+name = "small"
+seed = 3
+[machine]
+cores_per_llc = 2
+threads_per_core = 2
+[[group]]
+name = "w"
+count = 6
+loops = 200
+phases = [ { run = "uniform(0ms, 4ms)" }, { sleep = "exp(3ms)" } ]
+[[group]]
+name = "rt"
+count = 2
+nice = -5
+loops = 100
+phases = [ { runtime = "normal(1ms, 300us)" }, { sleep = "uniform(0us, 500us)" } ]
+)toml";
+
+experiment::RunResult run(const scenario::Scenario &s, u64 seed, const std::string &config = "") {
+  auto c = experiment::choose_config(s, config, {}, {});
+  experiment::Simulation sim(s, c.name, c.kernel, seed);
+  return sim.run();
+}
+
+}  // namespace
+
+TEST(Simulation, EveryNanosecondOfEveryCpuIsBusyOrIdle) {
+  const auto s = scenario::parse_scenario(kSmall, "small.toml");
+  const auto r = run(s, 1);
+  ASSERT_GT(r.metrics.end_ns, 0u);
+  Time busy = 0;
+  for (const auto &c : r.metrics.cpus) {
+    EXPECT_EQ(c.busy_ns + c.idle_ns, r.metrics.end_ns) << "cpu " << c.cpu;
+    busy += c.busy_ns;
+  }
+  // A busy CPU is running exactly one task: the tasks' runtimes add up to the busy time.
+  Time runtime = 0;
+  for (const auto &t : r.metrics.tasks) runtime += t.runtime_ns;
+  EXPECT_EQ(runtime, busy);
+}
+
+TEST(Simulation, EveryTaskIsRunningWaitingOrSleepingFromForkToExit) {
+  const auto s = scenario::parse_scenario(kSmall, "small.toml");
+  const auto r = run(s, 2);
+  for (const auto &t : r.metrics.tasks) {
+    ASSERT_TRUE(t.exited) << t.comm;
+    EXPECT_EQ(t.runtime_ns + t.wait_ns + t.sleep_ns, t.exit_ns - t.start_ns) << t.comm;
+  }
+}
+
+TEST(Simulation, SameSeedGivesIdenticalJsonOutsideHost) {
+  const auto s = scenario::parse_scenario(kSmall, "small.toml");
+  auto a = experiment::run_to_json(run(s, 5), s);
+  auto b = experiment::run_to_json(run(s, 5), s);
+  a.erase("host");
+  b.erase("host");
+  EXPECT_EQ(a.dump(), b.dump());
+  auto c = experiment::run_to_json(run(s, 6), s);
+  EXPECT_NE(a["completion_time_ns"], c["completion_time_ns"]);
+}
+
+// A task's demands depend only on its seed: a configuration that changes the scheduler (here
+// the tick rate) leaves the work each task does unchanged (common random numbers).
+TEST(Simulation, ConfigurationsSeeTheSameDemands) {
+  auto s = scenario::parse_scenario(kSmall, "small.toml");
+  auto c1 = experiment::choose_config(s, "", {}, {});
+  auto c2 = experiment::choose_config(s, "", {"WA_IDLE=false"}, {"hz=250"});
+  experiment::Simulation a(s, c1.name, c1.kernel, 9), b(s, c2.name, c2.kernel, 9);
+  const auto ra = a.run(), rb = b.run();
+  ASSERT_EQ(ra.metrics.tasks.size(), rb.metrics.tasks.size());
+  bool any_diff = false;
+  for (std::size_t i = 0; i < ra.metrics.tasks.size(); i++) {
+    // Sleep requests are identical, so total sleep differs only through timer placement:
+    // equal within the wakeup latencies; runtime differs only by switch and cache costs.
+    any_diff |= ra.metrics.tasks[i].wait_ns != rb.metrics.tasks[i].wait_ns;
+    EXPECT_NEAR(static_cast<double>(ra.metrics.tasks[i].sleep_ns),
+                static_cast<double>(rb.metrics.tasks[i].sleep_ns),
+                0.01 * static_cast<double>(ra.metrics.tasks[i].sleep_ns));
+  }
+  EXPECT_TRUE(any_diff);  // but the schedule itself did change
+}
+
+TEST(Simulation, StressTasksRunUntilTheDuration) {
+  const auto s = scenario::parse_scenario(R"toml(
+[scenario]
+name = "stress"
+duration = "50ms"
+[machine]
+cores_per_llc = 1
+threads_per_core = 2
+[[group]]
+name = "hog"
+count = 3
+stress = true
+)toml",
+                                          "stress.toml");
+  const auto r = run(s, 1);
+  EXPECT_EQ(r.metrics.end_ns, 50000000u);
+  Time runtime = 0;
+  for (const auto &t : r.metrics.tasks) {
+    EXPECT_GT(t.runtime_ns, 20000000u) << t.comm;  // three hogs fairly share two CPUs
+    runtime += t.runtime_ns;
+  }
+  EXPECT_EQ(runtime, 2 * 50000000u);
+}
+
+// The issue's acceptance check: 10 seeds of "No cookie" average within 2 % of the seed
+// mail's 24.564 s.
+TEST(Flagship, NoCookieCompletionTimeMatchesTheSeedMail) {
+  const auto s =
+      scenario::load_scenario(std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios/wakeup-fastpath.toml");
+  double sum = 0;
+  for (u64 seed = 1; seed <= 10; seed++)
+    sum += static_cast<double>(run(s, seed, "No cookie").metrics.completion_ns) / 1e9;
+  const double mean = sum / 10;
+  EXPECT_NEAR(mean, 24.564, 0.02 * 24.564) << "mean completion " << mean << " s";
+}
