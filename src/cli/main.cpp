@@ -16,6 +16,17 @@ using namespace schedlab;
 // Exit codes: 0 ok, 1 internal error, 2 bad input (scenario, flags).
 constexpr int kExitBadInput = 2;
 
+std::optional<u64> parse_u64(const std::string &s) {
+  if (s.empty() || s.size() > 20) return std::nullopt;
+  unsigned __int128 v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<unsigned>(c - '0');
+  }
+  if (v > ~u64{0}) return std::nullopt;
+  return static_cast<u64>(v);
+}
+
 int cmd_run(const std::string &file, const std::string &config, std::optional<u64> seed,
             const std::string &json, const std::vector<std::string> &features,
             const std::vector<std::string> &tunables) {
@@ -90,12 +101,12 @@ int main(int argc, char **argv) {
   app.require_subcommand(1);
 
   std::string file, config, json;
-  std::optional<u64> seed;
+  std::string seed_text;
   std::vector<std::string> features, tunables;
   CLI::App *run = app.add_subcommand("run", "Simulate one run of a scenario and print a summary");
   run->add_option("scenario", file, "Scenario file (TOML)")->required();
   run->add_option("--config", config, "Configuration to run (default: the first)");
-  run->add_option("--seed", seed, "Random seed (default: the scenario's)");
+  run->add_option("--seed", seed_text, "Random seed, 0..2^64-1 (default: the scenario's)");
   run->add_option("--json", json, "Write the full result as JSON to this file");
   run->add_option("--feature", features, "Override a scheduler feature: NAME=true|false")
       ->take_all();
@@ -114,7 +125,18 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "Run 'schedlab --help' for usage.\n");
     return kExitBadInput;
   }
-  if (run->parsed()) return cmd_run(file, config, seed, json, features, tunables);
+  if (run->parsed()) {
+    std::optional<u64> seed;
+    if (!seed_text.empty()) {
+      seed = parse_u64(seed_text);
+      if (!seed) {
+        std::fprintf(stderr, "schedlab run: --seed %s: expected an integer from 0 to 2^64-1\n",
+                     seed_text.c_str());
+        return kExitBadInput;
+      }
+    }
+    return cmd_run(file, config, seed, json, features, tunables);
+  }
   if (help->parsed()) return cmd_help(topic, app);
   return 0;
 }

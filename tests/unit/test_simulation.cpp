@@ -115,7 +115,9 @@ stress = true
     EXPECT_GT(t.runtime_ns, 20000000u) << t.comm;  // three hogs fairly share two CPUs
     runtime += t.runtime_ns;
   }
-  EXPECT_EQ(runtime, 2 * 50000000u);
+  // Both CPUs are busy from the moment the forked tasks arrive (one IPI after t = 0) to the end.
+  EXPECT_GE(runtime, 2 * (50000000u - 10000u));
+  EXPECT_LE(runtime, 2 * 50000000u);
 }
 
 // The acceptance check: 10 seeds of "No cookie" average within 2 % of the seed
