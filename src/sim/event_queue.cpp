@@ -14,74 +14,69 @@ EventQueue::TimerId EventQueue::make_timer(u32 kind, u32 arg) {
 
 void EventQueue::arm(TimerId id, Time when) {
   Slot &s = slots_[id];
-  s.when = when;
-  s.seq = seq_++;
+  const Entry e{when, seq_++, id};
   if (s.pos == kNotQueued) {
-    heap_.push_back(id);
-    s.pos = static_cast<u32>(heap_.size() - 1);
-    sift_up(s.pos);
+    heap_.push_back(e);
+    sift_up(static_cast<u32>(heap_.size() - 1), e);
+  } else if (when < s.when) {
+    sift_up(s.pos, e);
   } else {
-    // Moving later can only sink, earlier can only rise; the new seq is larger, so an equal
-    // time also sinks.
-    sift_up(s.pos);
-    sift_down(s.pos);
+    sift_down(s.pos, e);  // later, or equal with a larger sequence number: it can only sink
   }
+  s.when = when;
 }
 
 void EventQueue::cancel(TimerId id) {
   Slot &s = slots_[id];
   if (s.pos == kNotQueued) return;
-  u32 pos = s.pos;
+  const u32 pos = s.pos;
   s.pos = kNotQueued;
-  TimerId last = heap_.back();
+  const Entry last = heap_.back();
   heap_.pop_back();
-  if (last == id) return;
-  place(pos, last);
-  sift_up(pos);
-  sift_down(slots_[last].pos);
+  if (last.id == id) return;
+  if (pos > 0 && before(last, heap_[(pos - 1) / 4]))
+    sift_up(pos, last);
+  else
+    sift_down(pos, last);
 }
 
 EventQueue::Fired EventQueue::pop() {
   assert(!heap_.empty());
-  TimerId id = heap_[0];
-  Slot &s = slots_[id];
-  Fired f{id, s.kind, s.arg, s.when};
+  const Entry top = heap_[0];
+  Slot &s = slots_[top.id];
+  Fired f{top.id, s.kind, s.arg, top.when};
   s.pos = kNotQueued;
-  TimerId last = heap_.back();
+  const Entry last = heap_.back();
   heap_.pop_back();
-  if (last != id) {
-    place(0, last);
-    sift_down(0);
-  }
+  if (last.id != top.id) sift_down(0, last);
   return f;
 }
 
-void EventQueue::sift_up(u32 pos) {
-  TimerId id = heap_[pos];
+// Moves the hole at pos up until e fits, then puts e there.
+void EventQueue::sift_up(u32 pos, Entry e) {
   while (pos > 0) {
-    u32 parent = (pos - 1) / 4;
-    if (!before(id, heap_[parent])) break;
+    const u32 parent = (pos - 1) / 4;
+    if (!before(e, heap_[parent])) break;
     place(pos, heap_[parent]);
     pos = parent;
   }
-  place(pos, id);
+  place(pos, e);
 }
 
-void EventQueue::sift_down(u32 pos) {
-  TimerId id = heap_[pos];
+void EventQueue::sift_down(u32 pos, Entry e) {
   const u32 n = static_cast<u32>(heap_.size());
   for (;;) {
-    u32 first = pos * 4 + 1;
+    const u32 first = pos * 4 + 1;
     if (first >= n) break;
     u32 best = first;
-    u32 end = first + 4 < n ? first + 4 : n;
+    const u32 end = first + 4 < n ? first + 4 : n;
     for (u32 c = first + 1; c < end; c++)
       if (before(heap_[c], heap_[best])) best = c;
-    if (!before(heap_[best], id)) break;
+    if (!before(heap_[best], e)) break;
     place(pos, heap_[best]);
     pos = best;
   }
-  place(pos, id);
+  place(pos, e);
 }
 
 }  // namespace schedlab::sim

@@ -35,7 +35,7 @@ class EventQueue {
 
   bool empty() const { return heap_.empty(); }
   std::size_t size() const { return heap_.size(); }
-  Time next_time() const { return heap_.empty() ? kTimeNever : slots_[heap_[0]].when; }
+  Time next_time() const { return heap_.empty() ? kTimeNever : heap_[0].when; }
   // Removes and returns the earliest event. Precondition: !empty().
   Fired pop();
   u64 armed_total() const { return seq_; }
@@ -43,24 +43,28 @@ class EventQueue {
  private:
   struct Slot {
     Time when = 0;
-    u64 seq = 0;
     u32 pos = kNotQueued;
     u32 kind = 0;
     u32 arg = 0;
   };
-  bool before(TimerId a, TimerId b) const {
-    const Slot &x = slots_[a], &y = slots_[b];
+  // The heap holds its keys, so that sifting compares without chasing slots.
+  struct Entry {
+    Time when;
+    u64 seq;
+    TimerId id;
+  };
+  static bool before(const Entry &x, const Entry &y) {
     return x.when != y.when ? x.when < y.when : x.seq < y.seq;
   }
-  void sift_up(u32 pos);
-  void sift_down(u32 pos);
-  void place(u32 pos, TimerId id) {
-    heap_[pos] = id;
-    slots_[id].pos = pos;
+  void sift_up(u32 pos, Entry e);
+  void sift_down(u32 pos, Entry e);
+  void place(u32 pos, const Entry &e) {
+    heap_[pos] = e;
+    slots_[e.id].pos = pos;
   }
 
   std::vector<Slot> slots_;
-  std::vector<TimerId> heap_;
+  std::vector<Entry> heap_;
   u64 seq_ = 0;
 };
 
