@@ -55,6 +55,8 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
   j["end_time_ns"] = m.end_ns;
   j["completion_time_ns"] = m.completion_ns;
   j["completion_time_s"] = static_cast<double>(m.completion_ns) / 1e9;
+  j["forceidle_ns"] = m.forceidle_ns;
+  j["forceidle_s"] = static_cast<double>(m.forceidle_ns) / 1e9;
   j["events"] = r.events;
   j["wakeup_latency_ns"] = histogram_json(m.wakeup_latency);
 
@@ -65,10 +67,11 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
     cj["cpu"] = c.cpu;
     cj["busy_ns"] = c.busy_ns;
     cj["idle_ns"] = c.idle_ns;
+    cj["forceidle_ns"] = c.forceidle_ns;
     cj["nr_switches"] = c.nr_switches;
     cpus.push_back(cj);
     busy += c.busy_ns;
-    total += c.busy_ns + c.idle_ns;
+    total += c.busy_ns + c.idle_ns + c.forceidle_ns;
   }
   j["busy_pct"] = total ? 100.0 * static_cast<double>(busy) / static_cast<double>(total) : 0.0;
   j["cpus"] = cpus;
@@ -86,6 +89,7 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
     tj["nr_involuntary_switches"] = tm.nr_involuntary_switches;
     tj["nr_migrations"] = tm.nr_migrations;
     tj["nr_wakeups"] = tm.nr_wakeups;
+    tj["core_forceidle_sum_ns"] = tm.core_forceidle_sum_ns;
     tj["start_ns"] = tm.start_ns;
     if (tm.exited)
       tj["exit_ns"] = tm.exit_ns;

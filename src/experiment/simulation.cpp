@@ -1,6 +1,9 @@
 #include "experiment/simulation.h"
 
+#include <algorithm>
 #include <cassert>
+#include <cerrno>
+#include <map>
 #include <chrono>
 #include <stdexcept>
 
@@ -69,6 +72,84 @@ Simulation::Simulation(const scenario::Scenario &s, const std::string &config_na
   }
   for (auto &w : work_)
     w.cursor = workload::Cursor(&w.group->phases, w.group->loops, w.group->stress);
+  assign_processes();
+  apply_cookies();
+}
+
+// Thread groups and process groups, as the scenario declares them: a process's tgid is the pid
+// of its first thread, a process group's pgid the pid of its first task.
+void Simulation::assign_processes() {
+  std::map<std::string, int> pgid_of;
+  std::size_t i = 0;
+  for (const auto &g : s_.groups) {
+    const std::string pgrp = g.pgrp.empty() ? g.name : g.pgrp;
+    const int per = g.threads_per_process > 0 ? g.threads_per_process : g.count;
+    int tgid = 0;
+    for (int t = 0; t < g.count; t++, i++) {
+      task_struct *p = work_[i].p;
+      if (t % per == 0) tgid = p->pid;
+      p->tgid = tgid;
+      p->pgid = pgid_of.emplace(pgrp, p->pid).first->second;
+    }
+  }
+}
+
+static const char *errno_name(int err) {
+  switch (-err) {
+    case ENODEV: return "ENODEV";
+    case EINVAL: return "EINVAL";
+    case ESRCH: return "ESRCH";
+    case ENOMEM: return "ENOMEM";
+    case EPERM: return "EPERM";
+  }
+  return "error";
+}
+
+// The configuration's cookies, set before any task starts: shorthands first (the first task
+// of each set creates a cookie and shares it to the others, as a benchmark would), then the
+// explicit prctl() calls in order.
+void Simulation::apply_cookies() {
+  const scenario::ConfigSpec *spec = nullptr;
+  for (const auto &c : s_.configs)
+    if (c.name == config_name_) spec = &c;
+  if (!spec) return;
+  kernel::Kernel &k = *kernel_;
+  using K = kernel::Kernel;
+  auto call = [&](unsigned cmd, task_struct *target, int type, task_struct *current, int line) {
+    const int err = k.sched_core_share_pid(cmd, target, type, current);
+    if (err)
+      throw std::invalid_argument(s_.file + ":" + std::to_string(line) + ": configuration \"" +
+                                  config_name_ + "\": prctl(PR_SCHED_CORE) failed: " +
+                                  errno_name(err));
+  };
+  for (const auto &sh : spec->cookies) {
+    std::vector<task_struct *> members;
+    for (const auto &w : work_)
+      if (w.group->name == sh.group) members.push_back(w.p);
+    const std::size_t per = sh.per > 0 ? static_cast<std::size_t>(sh.per) : members.size();
+    for (std::size_t first = 0; first < members.size(); first += per) {
+      task_struct *leader = members[first];
+      call(K::PR_SCHED_CORE_CREATE, leader, K::PIDTYPE_PID, leader, sh.line);
+      for (std::size_t j = first + 1; j < std::min(first + per, members.size()); j++)
+        call(K::PR_SCHED_CORE_SHARE_TO, members[j], K::PIDTYPE_PID, leader, sh.line);
+    }
+  }
+  auto by_name = [&](const std::string &comm) -> task_struct * {
+    for (const auto &w : work_)
+      if (w.p->comm == comm) return w.p;
+    throw std::invalid_argument(s_.file + ": no task named '" + comm + "'");
+  };
+  for (const auto &op : spec->prctl) {
+    task_struct *current = by_name(op.by);
+    task_struct *target = op.pid.empty() ? current : by_name(op.pid);
+    unsigned cmd = K::PR_SCHED_CORE_CREATE;
+    if (op.cmd == scenario::PrctlOp::Cmd::ShareTo) cmd = K::PR_SCHED_CORE_SHARE_TO;
+    if (op.cmd == scenario::PrctlOp::Cmd::ShareFrom) cmd = K::PR_SCHED_CORE_SHARE_FROM;
+    int type = K::PIDTYPE_PID;
+    if (op.scope == scenario::CookieScope::ThreadGroup) type = K::PIDTYPE_TGID;
+    if (op.scope == scenario::CookieScope::ProcessGroup) type = K::PIDTYPE_PGID;
+    call(cmd, target, type, current, op.line);
+  }
 }
 
 Simulation::~Simulation() = default;
@@ -259,6 +340,11 @@ ConfigChoice choose_config(const scenario::Scenario &s, const std::string &name,
   }
   c.name = spec ? spec->name : "default";
   c.kernel = scenario::apply_config(s, spec);
+  auto check_features = [&](const std::string &where) {
+    const std::string why = kernel::validate_features(c.kernel.features);
+    if (!why.empty()) throw std::invalid_argument(where + ": " + why);
+  };
+  check_features(s.file + ": configuration \"" + c.name + "\"");
   for (const std::string &o : feature_overrides) {
     const auto eq = o.find('=');
     const std::string n = o.substr(0, eq);
@@ -298,6 +384,7 @@ ConfigChoice choose_config(const scenario::Scenario &s, const std::string &name,
       throw std::invalid_argument("--tunable " + o + ": hz must be 100, 250, 300 or 1000");
     c.kernel.tunables.v[*id] = v;
   }
+  if (!feature_overrides.empty()) check_features("--feature");
   return c;
 }
 

@@ -55,6 +55,8 @@ class Simulation : public kernel::CpuHooks {
     sim::EventQueue::TimerId done_timer = 0;
   };
 
+  void assign_processes();
+  void apply_cookies();
   void handle(const sim::EventQueue::Fired &f);
   void work_done(int cpu);
   void settle(int cpu);

@@ -173,14 +173,29 @@ void Kernel::tick_stop(int cpu) {
 // ---------------------------------------------------------------------------------------------
 // Enqueue, dequeue, migration
 
-void Kernel::activate_task(struct rq *rq, task_struct *p, int flags) {
+void Kernel::enqueue_task(struct rq *rq, task_struct *p, int flags) {
   enqueue_task_fair(rq, p, flags);
+  if (sched_core_enabled(rq)) {
+    sched_core_enqueue(rq, p);
+    forceidle_trace_update(rq);
+  }
+}
+
+bool Kernel::dequeue_task(struct rq *rq, task_struct *p, int flags) {
+  if (sched_core_enabled(rq)) sched_core_dequeue(rq, p, flags);
+  const bool done = dequeue_task_fair(rq, p, flags);
+  if (sched_core_enabled(rq)) forceidle_trace_update(rq);
+  return done;
+}
+
+void Kernel::activate_task(struct rq *rq, task_struct *p, int flags) {
+  enqueue_task(rq, p, flags);
   p->on_rq = TASK_ON_RQ_QUEUED;
 }
 
 void Kernel::deactivate_task(struct rq *rq, task_struct *p, int flags) {
   p->on_rq = (flags & DEQUEUE_SLEEP) ? 0 : TASK_ON_RQ_MIGRATING;
-  dequeue_task_fair(rq, p, flags);
+  dequeue_task(rq, p, flags);
 }
 
 void Kernel::set_task_cpu(task_struct *p, int new_cpu) {
@@ -241,7 +256,7 @@ bool Kernel::try_to_wake_up(task_struct *p, int wake_flags, int this_cpu) {
   if (p->on_rq) {
     // ttwu_runnable(): still queued (delayed dequeue), so it wakes where it is.
     struct rq *rq = cpu_rq(p->cpu);
-    if (p->se.sched_delayed) enqueue_task_fair(rq, p, ENQUEUE_NOCLOCK | ENQUEUE_DELAYED);
+    if (p->se.sched_delayed) enqueue_task(rq, p, ENQUEUE_NOCLOCK | ENQUEUE_DELAYED);
     if (rq->curr != p) wakeup_preempt(rq, p, wake_flags);
     p->__state = TASK_RUNNING;
     rq->ttwu_count++;
@@ -328,12 +343,13 @@ void Kernel::do_exit(int cpu) {
   p->__state = TASK_DEAD;
   for (TraceSink *t : tracers_) t->sched_process_exit(clock_, p);
   __schedule(cpu, false);
+  sched_core_free(p);  // the task is reaped: its cookie reference goes
 }
 
 // ---------------------------------------------------------------------------------------------
 // __schedule()
 
-task_struct *Kernel::pick_next_task(struct rq *rq, task_struct *prev) {
+task_struct *Kernel::__pick_next_task(struct rq *rq, task_struct *prev) {
   for (;;) {
     task_struct *p = pick_task_fair(rq);
     if (p) {
@@ -366,13 +382,16 @@ void Kernel::__schedule(int cpu, bool preempt) {
     // block_task(): a sleeper may stay queued as "delayed" (DELAY_DEQUEUE).
     int flags = DEQUEUE_SLEEP | DEQUEUE_NOCLOCK;
     if (prev_state & TASK_DEAD) flags |= DEQUEUE_SPECIAL;
-    if (dequeue_task_fair(rq, prev, flags)) prev->on_rq = 0;
+    if (dequeue_task(rq, prev, flags)) prev->on_rq = 0;
     voluntary = true;
   }
 
   task_struct *next = pick_next_task(rq, prev);
   prev->need_resched = false;
-  if (prev == next) return;
+  if (prev == next) {
+    if (sched_core_enabled(rq)) forceidle_trace_update(rq);
+    return;
+  }
 
   rq->nr_switches++;
   if (!prev->is_idle_task) {
@@ -397,11 +416,18 @@ void Kernel::__schedule(int cpu, bool preempt) {
     for (TraceSink *t : tracers_) t->cpu_idle(clock_, cpu, false);
   }
   if (hooks_) hooks_->cpu_switched(cpu, prev, next);
+  if (sched_core_enabled(rq)) forceidle_trace_update(rq);
+  if (rq->core_balance_queued) {
+    // The balance callback queued by queue_core_balance(), run after the switch.
+    rq->core_balance_queued = false;
+    sched_core_balance(rq);
+  }
 }
 
 void Kernel::sched_tick(int cpu) {
   struct rq *rq = cpu_rq(cpu);
   if (rq->curr != rq->idle) task_tick_fair(rq, rq->curr);
+  sched_core_tick(rq);
   sched_balance_trigger(rq);
 }
 
@@ -421,6 +447,243 @@ void Kernel::test_run(task_struct *p, int cpu) {
   rq->curr->need_resched = true;
   __schedule(cpu, true);
   pending_resched_.clear();
+}
+
+}  // namespace schedlab::kernel
+
+// =============================================================================================
+// Core scheduling (CONFIG_SCHED_CORE): the core tree, the core-wide pick, cookie stealing.
+
+namespace schedlab::kernel {
+
+namespace {
+// __task_prio(): lower is more important. Only the fair and idle classes exist here.
+int task_prio(const task_struct *p) { return p->is_idle_task ? 140 : 119; }
+}  // namespace
+
+// prio_less(a, b): a is less important than b.
+bool Kernel::prio_less(task_struct *a, task_struct *b, bool in_fi) {
+  const int pa = task_prio(a), pb = task_prio(b);
+  if (pa != pb) return pa > pb;
+  if (pa == 140) return false;
+  return cfs_prio_less(a, b, in_fi);
+}
+
+void Kernel::task_vruntime_update(struct rq *rq, task_struct *p, bool in_fi) {
+  if (p->is_idle_task) return;
+  se_fi_update(&p->se, rq->core->core_forceidle_seq, in_fi);
+}
+
+void Kernel::sched_core_enqueue(struct rq *rq, task_struct *p) {
+  if (p->se.sched_delayed) return;
+  rq->core->core_task_seq++;
+  if (!p->core_cookie || p->core_node_queued) return;
+  // Ordered by cookie, then by priority at insertion: the tree is not re-sorted as vruntimes
+  // move, as in the kernel. Equal keys go after the existing ones.
+  const bool in_fi = rq->core->core_forceidle_count != 0;
+  auto less = [&](task_struct *a, task_struct *b) {
+    if (a->core_cookie != b->core_cookie) return a->core_cookie < b->core_cookie;
+    return prio_less(b, a, in_fi);
+  };
+  auto it = rq->core_tree.begin();
+  while (it != rq->core_tree.end() && !less(p, *it)) ++it;
+  rq->core_tree.insert(it, p);
+  p->core_node_queued = true;
+}
+
+void Kernel::sched_core_dequeue(struct rq *rq, task_struct *p, int flags) {
+  if (p->se.sched_delayed) return;
+  rq->core->core_task_seq++;
+  if (p->core_node_queued) {
+    for (auto it = rq->core_tree.begin(); it != rq->core_tree.end(); ++it)
+      if (*it == p) {
+        rq->core_tree.erase(it);
+        break;
+      }
+    p->core_node_queued = false;
+  }
+  // The last task leaving a forced-idle CPU (migrated away): reschedule it, to end the
+  // forced idle and account for it.
+  if (!(flags & DEQUEUE_SAVE) && rq->nr_running == 1 && rq->core->core_forceidle_count &&
+      rq->curr == rq->idle)
+    resched_curr(rq);
+}
+
+task_struct *Kernel::sched_core_find(struct rq *rq, unsigned long cookie) {
+  for (task_struct *p : rq->core_tree)
+    if (p->core_cookie == cookie) return p;
+  return nullptr;
+}
+
+task_struct *Kernel::sched_core_next(struct rq *rq, task_struct *p, unsigned long cookie) {
+  bool after = false;
+  for (task_struct *q : rq->core_tree) {
+    if (after) return q->core_cookie == cookie ? q : nullptr;
+    if (q == p) after = true;
+  }
+  return nullptr;
+}
+
+task_struct *Kernel::pick_task(struct rq *rq) {
+  task_struct *p = pick_task_fair(rq);
+  return p ? p : rq->idle;
+}
+
+void Kernel::put_prev_set_next_task(struct rq *rq, task_struct *prev, task_struct *next) {
+  if (prev == next) return;
+  if (prev->is_idle_task)
+    put_prev_task_idle(rq, prev);
+  else
+    put_prev_task_fair(rq, prev);
+  if (next->is_idle_task)
+    set_next_task_idle(rq, next);
+  else
+    set_next_task_fair(rq, next);
+}
+
+task_struct *Kernel::pick_next_task(struct rq *rq, task_struct *prev) {
+  if (!sched_core_enabled(rq)) return __pick_next_task(rq, prev);
+  const int cpu = rq->cpu;
+  struct rq *core = rq->core;
+  const CpuMask &smt = cpu_smt_mask(cpu);
+  task_struct *next = nullptr;
+
+  // A sibling already made a core-wide selection for us, and nothing was en/dequeued since.
+  if (core->core_pick_seq == core->core_task_seq && core->core_pick_seq != rq->core_sched_seq &&
+      rq->core_pick) {
+    rq->core_sched_seq = core->core_pick_seq;
+    next = rq->core_pick;
+    rq->core_pick = nullptr;
+  } else {
+    // prev_balance(): balance_fair() runs newidle balance when nothing fair is queued here.
+    if (!rq->cfs.nr_queued) sched_balance_newidle(rq);
+
+    bool need_sync = core->core_cookie != 0;
+    core->core_cookie = 0;
+    bool fi_before = false;
+    if (core->core_forceidle_count) {
+      // Leaving a forced-idle episode: bring its accounting up to date.
+      sched_core_account_forceidle(rq);
+      core->core_forceidle_start = 0;
+      core->core_forceidle_count = 0;
+      core->core_forceidle_occupation = 0;
+      need_sync = true;
+      fi_before = true;
+    }
+    core->core_task_seq++;
+
+    bool core_wide = true;
+    if (!need_sync) {
+      // Nobody on the core is tagged: a plain local pick, unless it picks a tagged task.
+      next = pick_task(rq);
+      if (!next->core_cookie) {
+        rq->core_pick = nullptr;
+        task_vruntime_update(rq, next, false);
+        core_wide = false;
+      }
+    }
+    if (core_wide) {
+      task_struct *max = nullptr;
+      smt.for_each_wrap(cpu, [&](int i) {
+        struct rq *rq_i = cpu_rq(i);
+        task_struct *p = pick_task(rq_i);
+        rq_i->core_pick = p;
+        if (!max || prio_less(max, p, fi_before)) max = p;
+        return true;
+      });
+      const unsigned long cookie = core->core_cookie = max->core_cookie;
+
+      unsigned int occ = 0;
+      smt.for_each_wrap(cpu, [&](int i) {
+        struct rq *rq_i = cpu_rq(i);
+        task_struct *p = rq_i->core_pick;
+        if (!(p->is_idle_task || p->core_cookie == cookie)) {  // !cookie_equals(p, cookie)
+          p = cookie ? sched_core_find(rq_i, cookie) : nullptr;
+          if (!p) p = rq_i->idle;
+        }
+        rq_i->core_pick = p;
+        if (p == rq_i->idle) {
+          if (rq_i->nr_running) {
+            core->core_forceidle_count++;
+            if (!fi_before) core->core_forceidle_seq++;
+          }
+        } else {
+          occ++;
+        }
+        return true;
+      });
+      if (core->core_forceidle_count) {
+        core->core_forceidle_start = clock_;
+        core->core_forceidle_occupation = occ;
+      }
+      core->core_pick_seq = core->core_task_seq;
+      next = rq->core_pick;
+      rq->core_sched_seq = core->core_pick_seq;
+      for (TraceSink *t : tracers_)
+        t->sched_core_pick(clock_, smt.first(), max, cookie, core->core_forceidle_count);
+
+      smt.for_each_wrap(cpu, [&](int i) {
+        struct rq *rq_i = cpu_rq(i);
+        // Snapshot the vruntime baselines, unless we stay in the same forced-idle episode.
+        if (!(fi_before && core->core_forceidle_count))
+          task_vruntime_update(rq_i, rq_i->core_pick, core->core_forceidle_count != 0);
+        rq_i->core_pick->core_occupation = occ;
+        if (i == cpu || rq_i->curr == rq_i->core_pick) {
+          rq_i->core_pick = nullptr;
+          return true;
+        }
+        resched_curr(rq_i);  // the sibling takes the fast path above
+        return true;
+      });
+    }
+  }
+
+  put_prev_set_next_task(rq, prev, next);
+  // queue_core_balance(): a forced-idle CPU tries to steal a task of the core's cookie.
+  if (core->core_forceidle_count && next == rq->idle && core->core_cookie && rq->nr_running)
+    rq->core_balance_queued = true;
+  return next;
+}
+
+bool Kernel::try_steal_cookie(int this_cpu, int that) {
+  struct rq *dst = cpu_rq(this_cpu), *src = cpu_rq(that);
+  const unsigned long cookie = dst->core->core_cookie;
+  if (!cookie) return false;
+  if (dst->curr != dst->idle) return false;
+  for (task_struct *p = sched_core_find(src, cookie); p; p = sched_core_next(src, p, cookie)) {
+    if (p == src->core_pick || p == src->curr) continue;
+    if (!p->cpus_mask.test(this_cpu)) continue;
+    // Do not break up a core that is better occupied than ours.
+    if (p->core_occupation > dst->idle->core_occupation) continue;
+    // move_queued_task_locked()
+    deactivate_task(src, p, 0);
+    set_task_cpu(p, this_cpu);
+    activate_task(dst, p, 0);
+    resched_curr(dst);
+    return true;
+  }
+  return false;
+}
+
+bool Kernel::steal_cookie_task(int cpu, sched_domain *sd) {
+  bool stolen = false;
+  sd->span.for_each_wrap(cpu + 1 < nr_cpus_ ? cpu + 1 : 0, [&](int i) {
+    if (i == cpu) return true;
+    if (cpu_rq(cpu)->curr->need_resched) return false;
+    if (try_steal_cookie(cpu, i)) {
+      stolen = true;
+      return false;
+    }
+    return true;
+  });
+  return stolen;
+}
+
+void Kernel::sched_core_balance(struct rq *rq) {
+  for (const auto &sd : domains_[rq->cpu]) {
+    if (rq->curr->need_resched) break;
+    if (steal_cookie_task(rq->cpu, sd.get())) break;
+  }
 }
 
 }  // namespace schedlab::kernel

@@ -293,6 +293,8 @@ bool Kernel::dequeue_entity(struct cfs_rq *cfs_rq, sched_entity *se, int flags) 
     }
   }
   update_load_avg(cfs_rq, se, 0);
+  // A queued task moving to another CPU takes its load along (DO_DETACH).
+  if (task_of(se)->on_rq == TASK_ON_RQ_MIGRATING) detach_entity_load_avg(cfs_rq, se);
   update_entity_lag(cfs_rq, se);
   if (sched_feat(PLACE_REL_DEADLINE) && !sleep) {
     se->deadline -= se->vruntime;
@@ -400,6 +402,45 @@ void Kernel::task_tick_fair(struct rq *rq, task_struct *curr) {
   struct cfs_rq *cfs_rq = &rq->cfs;
   update_curr(cfs_rq);
   update_load_avg(cfs_rq, &curr->se, 0);
+  task_tick_core(rq, curr);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Core scheduling in the fair class
+
+// A lone task whose sibling is forced idle is re-evaluated once it has used half its slice:
+// the two siblings then act as one runqueue with (at least) two tasks.
+void Kernel::task_tick_core(struct rq *rq, task_struct *curr) {
+  constexpr u64 MIN_NR_TASKS_DURING_FORCEIDLE = 2;
+  if (!sched_core_enabled(rq)) return;
+  const sched_entity *se = &curr->se;
+  if (rq->core->core_forceidle_count && rq->cfs.nr_queued == 1 &&
+      (se->sum_exec_runtime - se->prev_sum_exec_runtime) * MIN_NR_TASKS_DURING_FORCEIDLE > se->slice)
+    resched_curr(rq);
+}
+
+// Snapshot the queue's min_vruntime as the baseline cross-sibling comparisons use. During a
+// forced-idle episode (forceidle) it is taken once per episode and then stays frozen.
+void Kernel::se_fi_update(sched_entity *se, unsigned int fi_seq, bool forceidle) {
+  struct cfs_rq *cfs_rq = cfs_rq_of(se);
+  if (forceidle) {
+    if (cfs_rq->forceidle_seq == fi_seq) return;
+    cfs_rq->forceidle_seq = fi_seq;
+  }
+  cfs_rq->min_vruntime_fi = cfs_rq->min_vruntime;
+}
+
+// Tasks on different CPUs are compared by vruntime relative to their own queue's snapshot:
+// a is less important if it has received more service (not the EEVDF deadline).
+bool Kernel::cfs_prio_less(task_struct *a, task_struct *b, bool in_fi) {
+  sched_entity *sea = &a->se, *seb = &b->se;
+  struct cfs_rq *cfs_rqa = cfs_rq_of(sea), *cfs_rqb = cfs_rq_of(seb);
+  const unsigned int fi_seq = cpu_rq(a->cpu)->core->core_forceidle_seq;
+  se_fi_update(sea, fi_seq, in_fi);
+  se_fi_update(seb, fi_seq, in_fi);
+  const s64 delta = static_cast<s64>(sea->vruntime - seb->vruntime) +
+                    static_cast<s64>(cfs_rqb->min_vruntime_fi - cfs_rqa->min_vruntime_fi);
+  return delta > 0;
 }
 
 // ---------------------------------------------------------------------------------------------

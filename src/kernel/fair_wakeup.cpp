@@ -72,16 +72,19 @@ int Kernel::select_task_rq_fair(task_struct *p, int prev_cpu, int wake_flags) {
 // ---------------------------------------------------------------------------------------------
 // wake_affine()
 
-int Kernel::wake_affine_idle(int this_cpu, int prev_cpu, bool sync) {
+int Kernel::wake_affine_idle(task_struct *p, int this_cpu, int prev_cpu, bool sync) {
+  // [PATCH 3/4]: an idle CPU only counts if p could run there without forcing a sibling idle.
+  const bool cookies = sched_feat(CORE_COOKIE_WAKE_AFFINE);
+  auto match = [&](int cpu, bool s) { return !cookies || sched_core_cookie_match(cpu_rq(cpu), p, s); };
   // An idle waker CPU sharing the cache with prev: prev if it is idle too (its cache is warm),
   // else the waker's.
-  if (available_idle_cpu(this_cpu) && cpus_share_cache(this_cpu, prev_cpu))
-    return available_idle_cpu(prev_cpu) ? prev_cpu : this_cpu;
+  if (available_idle_cpu(this_cpu) && cpus_share_cache(this_cpu, prev_cpu) && match(this_cpu, false))
+    return available_idle_cpu(prev_cpu) && match(prev_cpu, false) ? prev_cpu : this_cpu;
   if (sync) {
     const struct rq *rq = cpu_rq(this_cpu);
-    if (rq->nr_running - rq->cfs.h_nr_delayed == 1) return this_cpu;
+    if (rq->nr_running - rq->cfs.h_nr_delayed == 1 && match(this_cpu, true)) return this_cpu;
   }
-  if (available_idle_cpu(prev_cpu)) return prev_cpu;
+  if (available_idle_cpu(prev_cpu) && match(prev_cpu, false)) return prev_cpu;
   return nr_cpus_;  // nr_cpumask_bits: no opinion
 }
 
@@ -108,7 +111,7 @@ int Kernel::wake_affine_weight(sched_domain *sd, task_struct *p, int this_cpu, i
 
 int Kernel::wake_affine(sched_domain *sd, task_struct *p, int this_cpu, int prev_cpu, bool sync) {
   int target = nr_cpus_;
-  if (sched_feat(WA_IDLE)) target = wake_affine_idle(this_cpu, prev_cpu, sync);
+  if (sched_feat(WA_IDLE)) target = wake_affine_idle(p, this_cpu, prev_cpu, sync);
   if (sched_feat(WA_WEIGHT) && target == nr_cpus_)
     target = wake_affine_weight(sd, p, this_cpu, prev_cpu, sync);
   return target == this_cpu ? this_cpu : prev_cpu;
@@ -140,9 +143,24 @@ void Kernel::__update_idle_core(struct rq *rq) {
 // ---------------------------------------------------------------------------------------------
 // select_idle_sibling() and its helpers
 
-int Kernel::__select_idle_cpu(int cpu, task_struct *) {
-  if (available_idle_cpu(cpu) || sched_idle_cpu(cpu)) return cpu;
-  return -1;
+int Kernel::__select_idle_cpu(int cpu, task_struct *p) {
+  if (!(available_idle_cpu(cpu) || sched_idle_cpu(cpu))) return -1;
+  // [PATCH 1/4] accepts a whole idle core whatever its stale core cookie.
+  const bool match = sched_feat(CORE_COOKIE_SELECT_IDLE_CPU) ? sched_core_cookie_match(cpu_rq(cpu), p)
+                                                             : sched_cpu_cookie_match(cpu_rq(cpu), p);
+  return match ? cpu : -1;
+}
+
+// The cookie test the wakeup fast path applies to an idle target, prev or recent CPU: none in
+// the released kernels; "Add more core cookie check in wake up fast path" as posted (the core
+// runs p's cookie or is entirely idle), or one of the two alternatives from its review.
+bool Kernel::sis_fastpath_cookie_ok(int cpu, task_struct *p, int target) {
+  const struct rq *rq = cpu_rq(cpu);
+  if (sched_feat(CORE_COOKIE_FASTPATH)) return sched_core_cookie_match(rq, p);
+  if (sched_feat(CORE_COOKIE_FASTPATH_CPU_MATCH)) return __select_idle_cpu(cpu, p) == cpu;
+  if (sched_feat(CORE_COOKIE_FASTPATH_IDLE_CORES))
+    return test_idle_cores(target) ? sched_core_cookie_match(rq, p) : sched_cpu_cookie_match(rq, p);
+  return true;
 }
 
 int Kernel::select_idle_core(task_struct *, int core, CpuMask &cpus, int *idle_cpu) {
@@ -168,13 +186,19 @@ int Kernel::select_idle_core(task_struct *, int core, CpuMask &cpus, int *idle_c
 }
 
 int Kernel::select_idle_smt(task_struct *p, sched_domain *sd, int target) {
+  // [PATCH 1/4]: the siblings share the core cookie, so one check covers them all.
+  if (sched_feat(CORE_COOKIE_SELECT_IDLE_CPU) && !sched_core_cookie_match(cpu_rq(target), p))
+    return -1;
+  const bool checked = sched_feat(CORE_COOKIE_FASTPATH) || sched_feat(CORE_COOKIE_FASTPATH_CPU_MATCH) ||
+                       sched_feat(CORE_COOKIE_FASTPATH_IDLE_CORES);
   int found = -1;
   const CpuMask &smt = cpu_smt_mask(target);
   for (int cpu = smt.first(); cpu < nr_cpus_ && found < 0; cpu = smt.next(cpu + 1)) {
     if (cpu == target || !p->cpus_mask.test(cpu)) continue;
     // The sibling may sit outside the LLC domain when the domain was cut by isolation.
     if (!sd->span.test(cpu)) continue;
-    if (available_idle_cpu(cpu) || sched_idle_cpu(cpu)) found = cpu;
+    if (checked ? __select_idle_cpu(cpu, p) == cpu : available_idle_cpu(cpu) || sched_idle_cpu(cpu))
+      found = cpu;
   }
   return found;
 }
@@ -237,12 +261,14 @@ int Kernel::select_idle_sibling(task_struct *p, int prev, int target) {
   // SD_ASYM_CPUCAPACITY branch never runs (docs/model.md).
 
   // (1) The target (the waker's CPU or prev) is idle.
-  if (available_idle_cpu(target) || sched_idle_cpu(target)) return target;
+  if ((available_idle_cpu(target) || sched_idle_cpu(target)) &&
+      sis_fastpath_cookie_ok(target, p, target))
+    return target;
 
   // (2) prev is idle and shares the cache with target: its cache may still be warm.
   int prev_aff = -1;
   if (prev != target && cpus_share_cache(prev, target) &&
-      (available_idle_cpu(prev) || sched_idle_cpu(prev))) {
+      (available_idle_cpu(prev) || sched_idle_cpu(prev)) && sis_fastpath_cookie_ok(prev, p, target)) {
     if (!cluster_active_ || cpus_share_resources(prev, target)) return prev;
     prev_aff = prev;
   }
@@ -255,7 +281,7 @@ int Kernel::select_idle_sibling(task_struct *p, int prev, int target) {
   if (recent_used_cpu != prev && recent_used_cpu != target &&
       cpus_share_cache(recent_used_cpu, target) &&
       (available_idle_cpu(recent_used_cpu) || sched_idle_cpu(recent_used_cpu)) &&
-      p->cpus_mask.test(recent_used_cpu)) {
+      sis_fastpath_cookie_ok(recent_used_cpu, p, target) && p->cpus_mask.test(recent_used_cpu)) {
     if (!cluster_active_ || cpus_share_resources(recent_used_cpu, target)) return recent_used_cpu;
   } else {
     recent_used_cpu = -1;
@@ -393,6 +419,8 @@ const sched_group *Kernel::sched_balance_find_dst_group(sched_domain *sd, task_s
   idlest_sgs.avg_load = ~0UL;
   for (const sched_group &group : sd->groups) {
     if (!group.span.intersects(p->cpus_mask)) continue;
+    // Core scheduling: only groups with a CPU where p could run without forcing idle.
+    if (!sched_group_cookie_match(cpu_rq(this_cpu), p, &group)) continue;
     const bool local_group = group.span.test(this_cpu);
     sg_lb_stats sgs;
     update_sg_wakeup_stats(*this, sd, group, p, sgs);
@@ -431,10 +459,23 @@ const sched_group *Kernel::sched_balance_find_dst_group(sched_domain *sd, task_s
   }
 }
 
+// cookie_pass: 0 = the released kernel (CPUs without a cookie match are skipped);
+// [PATCH 2/4] makes two passes, 1 = matching CPUs only (-1 if there is none), 2 = the others.
+static int find_dst_group_cpu(const Kernel &k, const sched_group *group, task_struct *p,
+                              int this_cpu, int cookie_pass);
+
 int Kernel::sched_balance_find_dst_group_cpu(const sched_group *group, task_struct *p,
                                              int this_cpu) {
   if (group->span.weight() == 1) return group->span.first();
-  int least_loaded_cpu = this_cpu;
+  if (!sched_feat(CORE_COOKIE_FIND_DST_FALLBACK)) return find_dst_group_cpu(*this, group, p, this_cpu, 0);
+  const int cpu = find_dst_group_cpu(*this, group, p, this_cpu, 1);
+  return cpu >= 0 ? cpu : find_dst_group_cpu(*this, group, p, this_cpu, 2);
+}
+
+static int find_dst_group_cpu(const Kernel &k, const sched_group *group, task_struct *p,
+                              int this_cpu, int cookie_pass) {
+  // With the two-pass patch, this_cpu is the answer only once some CPU passed the filter.
+  int least_loaded_cpu = cookie_pass ? -1 : this_cpu;
   unsigned long min_load = ~0UL;
   int shallowest_idle_cpu = -1;
   u64 latest_idle_timestamp = 0;
@@ -442,12 +483,15 @@ int Kernel::sched_balance_find_dst_group_cpu(const sched_group *group, task_stru
   int result = -1;
   group->span.for_each([&](int i) {
     if (result >= 0 || !p->cpus_mask.test(i)) return;
-    if (sched_idle_cpu(i)) {
+    const struct rq *rq = k.cpu_rq(i);
+    const bool match = k.sched_core_cookie_match(rq, p);
+    if (cookie_pass == 2 ? match : !match) return;
+    if (least_loaded_cpu < 0) least_loaded_cpu = this_cpu;
+    if (k.sched_idle_cpu(i)) {
       result = i;
       return;
     }
-    const struct rq *rq = cpu_rq(i);
-    if (available_idle_cpu(i)) {
+    if (k.available_idle_cpu(i)) {
       // MODEL: every idle CPU is in an idle state of the same exit latency, so the first one
       // wins and then the most recently idled (docs/model.md).
       if (!have_idle || rq->idle_stamp > latest_idle_timestamp) {
@@ -456,7 +500,7 @@ int Kernel::sched_balance_find_dst_group_cpu(const sched_group *group, task_stru
         shallowest_idle_cpu = i;
       }
     } else if (shallowest_idle_cpu == -1) {
-      const unsigned long load = cpu_load(i);
+      const unsigned long load = k.cpu_load(i);
       if (load < min_load) {
         min_load = load;
         least_loaded_cpu = i;

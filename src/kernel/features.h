@@ -25,7 +25,17 @@ namespace schedlab::kernel {
   SCHED_FEAT(SIS_UTIL, true)                    \
   SCHED_FEAT(WA_IDLE, true)                     \
   SCHED_FEAT(WA_WEIGHT, true)                   \
-  SCHED_FEAT(WA_BIAS, true)
+  SCHED_FEAT(WA_BIAS, true)                                                                  \
+  /* Core scheduling patches under study; off = the kernel as released. Sieber, "[PATCH 0/4]  \
+     sched/fair: Core sched wake up path improvements" (Sep 2025): */                         \
+  SCHED_FEAT(CORE_COOKIE_SELECT_IDLE_CPU, false)   /* 1/4: __select_idle_cpu core match */    \
+  SCHED_FEAT(CORE_COOKIE_FIND_DST_FALLBACK, false) /* 2/4: idlest CPU without a match */      \
+  SCHED_FEAT(CORE_COOKIE_WAKE_AFFINE, false)       /* 3/4: cookie checks in wake_affine */    \
+  /* "sched/fair: Add more core cookie check in wake up fast path" (Nov 2025), as posted,     \
+     and the two alternatives of its review (enable at most one of the three): */             \
+  SCHED_FEAT(CORE_COOKIE_FASTPATH, false)                                                    \
+  SCHED_FEAT(CORE_COOKIE_FASTPATH_CPU_MATCH, false)                                          \
+  SCHED_FEAT(CORE_COOKIE_FASTPATH_IDLE_CORES, false)
 
 enum sched_feat_id {
 #define SCHEDLAB_ENUM(name, def) __SCHED_FEAT_##name,
@@ -53,5 +63,8 @@ struct Features {
 };
 
 std::optional<sched_feat_id> find_feature(std::string_view name);
+
+// Empty if the combination is one the kernel could be built with, else why not.
+std::string validate_features(const Features &f);
 
 }  // namespace schedlab::kernel

@@ -3,6 +3,7 @@
 // function names and live in the file that holds them in kernel/sched/: core.cpp (rq,
 // schedule, try_to_wake_up, tick), fair.cpp (EEVDF), fair_wakeup.cpp (select_task_rq_fair and
 // the idle-CPU search), fair_balance.cpp (balancing), idle.cpp, pelt.cpp, topology.cpp.
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -64,6 +65,8 @@ class Kernel {
   bool cpus_share_cache(int a, int b) const;
   bool cpus_share_resources(int a, int b) const;
   void resched_curr(struct rq *rq);
+  void enqueue_task(struct rq *rq, task_struct *p, int flags);
+  bool dequeue_task(struct rq *rq, task_struct *p, int flags);
   void activate_task(struct rq *rq, task_struct *p, int flags);
   void deactivate_task(struct rq *rq, task_struct *p, int flags);
   void set_task_cpu(task_struct *p, int new_cpu);
@@ -96,7 +99,7 @@ class Kernel {
   void record_wakee(task_struct *p, task_struct *current);
   bool wake_wide(task_struct *p, task_struct *current, int this_cpu) const;
   int wake_affine(sched_domain *sd, task_struct *p, int this_cpu, int prev_cpu, bool sync);
-  int wake_affine_idle(int this_cpu, int prev_cpu, bool sync);
+  int wake_affine_idle(task_struct *p, int this_cpu, int prev_cpu, bool sync);
   int wake_affine_weight(sched_domain *sd, task_struct *p, int this_cpu, int prev_cpu, bool sync);
   int select_idle_sibling(task_struct *p, int prev, int target);
   int select_idle_smt(task_struct *p, sched_domain *sd, int target);
@@ -117,6 +120,39 @@ class Kernel {
   void sched_balance_domains(struct rq *rq, bool idle);
   void update_idle_cpu_scan(sched_domain *sd, unsigned long sum_util);
   int sched_balance_newidle(struct rq *rq);
+
+  // ---- core.c / core_sched.c: core scheduling ----
+  bool sched_core_enabled(const struct rq *rq) const { return sched_core_active_ && rq->core_enabled; }
+  // prctl(PR_SCHED_CORE, cmd, pid, type, 0) run by `current`; target nullptr = current.
+  // Returns 0 or a negative errno (-ENODEV, -EINVAL, -ENOMEM), as the kernel does.
+  enum { PR_SCHED_CORE_GET = 0, PR_SCHED_CORE_CREATE = 1, PR_SCHED_CORE_SHARE_TO = 2,
+         PR_SCHED_CORE_SHARE_FROM = 3 };
+  enum { PIDTYPE_PID = 0, PIDTYPE_TGID = 1, PIDTYPE_PGID = 2 };
+  int sched_core_share_pid(unsigned int cmd, task_struct *target, int type, task_struct *current);
+  unsigned long sched_core_update_cookie(task_struct *p, unsigned long cookie);
+  void sched_core_free(task_struct *p);
+  int nr_core_cookies() const { return static_cast<int>(cookie_refs_.size()); }
+  void sched_core_enqueue(struct rq *rq, task_struct *p);
+  void sched_core_dequeue(struct rq *rq, task_struct *p, int flags);
+  task_struct *sched_core_find(struct rq *rq, unsigned long cookie);
+  task_struct *sched_core_next(struct rq *rq, task_struct *p, unsigned long cookie);
+  bool prio_less(task_struct *a, task_struct *b, bool in_fi);
+  bool cfs_prio_less(task_struct *a, task_struct *b, bool in_fi);
+  void task_vruntime_update(struct rq *rq, task_struct *p, bool in_fi);
+  void sched_core_account_forceidle(struct rq *rq);
+  void sched_core_tick(struct rq *rq);
+  void task_tick_core(struct rq *rq, task_struct *curr);
+  void sched_core_balance(struct rq *rq);
+  bool steal_cookie_task(int cpu, sched_domain *sd);
+  bool try_steal_cookie(int this_cpu, int that);
+  // The three cookie-match helpers of kernel/sched/sched.h.
+  bool sched_cpu_cookie_match(const struct rq *rq, const task_struct *p) const;
+  bool sched_core_cookie_match(const struct rq *rq, const task_struct *p, bool sync = false) const;
+  bool sched_group_cookie_match(const struct rq *rq, const task_struct *p,
+                                const sched_group *group) const;
+  // Whether cpu is forced idle right now (rq->core->core_forceidle_count && curr is idle &&
+  // nr_running), as the tracepoint reports it.
+  bool sched_core_forceidle(int cpu) const;
 
   // ---- idle.c ----
   void put_prev_task_idle(struct rq *rq, task_struct *prev);
@@ -151,6 +187,17 @@ class Kernel {
   void send_ipi(int cpu);
   void emit_switch(int cpu, task_struct *prev, unsigned int prev_state, task_struct *next);
   task_struct *pick_next_task(struct rq *rq, task_struct *prev);
+  task_struct *__pick_next_task(struct rq *rq, task_struct *prev);
+  task_struct *pick_task(struct rq *rq);
+  void put_prev_set_next_task(struct rq *rq, task_struct *prev, task_struct *next);
+  void sched_core_get();
+  void sched_core_put();
+  void __sched_core_set(task_struct *p, unsigned long cookie);
+  void sched_core_put_cookie(unsigned long cookie);
+  void se_fi_update(sched_entity *se, unsigned int fi_seq, bool forceidle);
+  void forceidle_trace_update(struct rq *rq);
+  bool sis_fastpath_cookie_ok(int cpu, task_struct *p, int target);
+  void detach_entity_load_avg(struct cfs_rq *cfs_rq, sched_entity *se);
   void update_rq_avg_idle(struct rq *rq);
   void tick_restart(int cpu);
   void tick_stop(int cpu);
@@ -201,6 +248,9 @@ class Kernel {
   std::vector<sim::EventQueue::TimerId> tick_timer_, ipi_timer_;
   std::vector<int> pending_resched_;  // CPUs to reschedule at the end of the current event
   int next_pid_ = 1;
+  bool sched_core_active_ = false;  // the __sched_core_enabled static key
+  unsigned long next_cookie_ = 1;
+  std::map<unsigned long, int> cookie_refs_;  // live cookies and their reference counts
   int this_cpu_ = 0;  // smp_processor_id() of the code being run
 };
 

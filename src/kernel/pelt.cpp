@@ -149,6 +149,16 @@ void Kernel::attach_entity_load_avg(struct cfs_rq *cfs_rq, sched_entity *se) {
   }
 }
 
+void Kernel::detach_entity_load_avg(struct cfs_rq *cfs_rq, sched_entity *se) {
+  sub_positive(cfs_rq->avg.load_avg, se->avg.load_avg);
+  sub_positive(cfs_rq->avg.load_sum, se->weight * se->avg.load_sum);
+  sub_positive(cfs_rq->avg.util_avg, se->avg.util_avg);
+  sub_positive(cfs_rq->avg.util_sum, se->avg.util_sum);
+  sub_positive(cfs_rq->avg.runnable_avg, se->avg.runnable_avg);
+  sub_positive(cfs_rq->avg.runnable_sum, se->avg.runnable_sum);
+  se->avg.last_update_time = 0;  // attached again where it is enqueued next
+}
+
 void Kernel::remove_entity_load_avg(sched_entity *se, struct cfs_rq *old) {
   // sync_entity_load_avg(): decay the sleeper's averages to the old queue's last update.
   if (se->avg.last_update_time && update_load_sum(old->avg.last_update_time, &se->avg, 0, 0, 0))

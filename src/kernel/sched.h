@@ -129,6 +129,12 @@ struct task_struct {
   // CPU it ran on (for the machine's cache-refill penalty).
   int timer_cpu = 0;
   int last_ran_cpu = -1;
+  int pgid = 0;  // process group
+  // Core scheduling (CONFIG_SCHED_CORE).
+  unsigned long core_cookie = 0;  // 0 = untagged
+  bool core_node_queued = false;  // in its rq's core_tree
+  unsigned int core_occupation = 0;
+  u64 core_forceidle_sum = 0;     // se.stats.core_forceidle_sum
   u64 nr_switches = 0, nr_voluntary_switches = 0, nr_involuntary_switches = 0;
 };
 
@@ -141,6 +147,10 @@ struct cfs_rq {
   s64 avg_vruntime = 0;
   u64 avg_load = 0;
   u64 min_vruntime = 0;
+  // Core scheduling: the min_vruntime snapshot cfs_prio_less() compares against, frozen
+  // during a forced-idle episode.
+  unsigned int forceidle_seq = 0;
+  u64 min_vruntime_fi = 0;
   sched_entity *curr = nullptr;
   // The rbtree of queued entities other than curr. MODEL: a vector in insertion order,
   // searched linearly; it yields exactly the kernel's choices (ties go to the earlier
@@ -201,6 +211,25 @@ struct rq {
   sched_domain *sd = nullptr;  // lowest domain
   u64 nr_switches = 0;
   u64 sched_count = 0, sched_goidle = 0, ttwu_count = 0, ttwu_local = 0;
+
+  // Core scheduling. Per rq:
+  struct rq *core = nullptr;  // the core's leader rq; its core_* fields below are shared
+  task_struct *core_pick = nullptr;
+  unsigned int core_sched_seq = 0;
+  bool core_enabled = false;
+  // The core tree: tagged queued tasks by (cookie, priority at insertion). MODEL: a sorted
+  // vector instead of an rbtree, with the same order (docs/model.md).
+  std::vector<task_struct *> core_tree;
+  bool core_balance_queued = false;  // queue_core_balance(): run sched_core_balance after the switch
+  bool forceidle_traced = false;     // the forced-idle state last reported to tracers
+  // Meaningful on the leader only:
+  unsigned int core_task_seq = 0;
+  unsigned int core_pick_seq = 0;
+  unsigned long core_cookie = 0;
+  unsigned int core_forceidle_count = 0;
+  unsigned int core_forceidle_seq = 0;
+  unsigned int core_forceidle_occupation = 0;
+  u64 core_forceidle_start = 0;
 };
 
 inline task_struct *task_of(sched_entity *se) {

@@ -122,6 +122,7 @@ void Kernel::build_sched_domains() {
       domains_[cpu].push_back(std::move(sd));
     }
     cpu_rq(cpu)->sd = domains_[cpu].empty() ? nullptr : domains_[cpu].front().get();
+    cpu_rq(cpu)->core = cpu_rq(topo_.smt_mask(cpu).first());  // the core's leader rq
 
     sched_domain *llc = highest_flag_domain(cpu, SD_SHARE_LLC);
     if (llc) {

@@ -19,6 +19,16 @@ class TraceSink {
   virtual void sched_process_exit(Time, const task_struct *) {}
   // power:cpu_idle: a CPU enters (true) or leaves (false) its idle task.
   virtual void cpu_idle(Time, int /*cpu*/, bool /*enter*/) {}
+  // Core scheduling: a CPU starts (true) or stops being forced idle: it runs its idle task
+  // while it has runnable tasks, because its core runs another cookie.
+  virtual void sched_forceidle(Time, int /*cpu*/, bool /*on*/) {}
+  // A task's core cookie changed (prctl, fork, exit).
+  virtual void sched_core_cookie(Time, const task_struct *, unsigned long /*old*/,
+                                 unsigned long /*cookie*/) {}
+  // A core-wide pick: the core (its first CPU), the highest-priority task whose cookie the
+  // core now runs, the cookie, and how many siblings were forced idle by it.
+  virtual void sched_core_pick(Time, int /*core_cpu*/, const task_struct * /*max*/,
+                               unsigned long /*cookie*/, unsigned int /*forceidle*/) {}
 };
 
 // What the machine needs to know from the kernel: which task a CPU runs, from when.

@@ -7,7 +7,7 @@ using kernel::task_struct;
 Metrics::Metrics(int nr_cpus)
     : cpus_(static_cast<std::size_t>(nr_cpus)),
       cpu_since_(static_cast<std::size_t>(nr_cpus), 0),
-      cpu_idle_(static_cast<std::size_t>(nr_cpus), true) {
+      cpu_state_(static_cast<std::size_t>(nr_cpus), CpuState::Idle) {
   for (int c = 0; c < nr_cpus; c++) cpus_[static_cast<std::size_t>(c)].cpu = c;
 }
 
@@ -44,15 +44,8 @@ void Metrics::enter(TaskState &t, State s, Time now) {
 
 void Metrics::sched_switch(Time now, int cpu, const task_struct *prev, unsigned int prev_state,
                            const task_struct *next) {
-  const auto c = static_cast<std::size_t>(cpu);
-  const Time d = now - cpu_since_[c];
-  if (cpu_idle_[c])
-    cpus_[c].idle_ns += d;
-  else
-    cpus_[c].busy_ns += d;
-  cpu_since_[c] = now;
-  cpu_idle_[c] = next->is_idle_task;
-  cpus_[c].nr_switches++;
+  cpu_enter(cpu, next->is_idle_task ? CpuState::Idle : CpuState::Busy, now);
+  cpus_[static_cast<std::size_t>(cpu)].nr_switches++;
 
   if (!prev->is_idle_task) {
     TaskState &t = task(prev);
@@ -73,6 +66,26 @@ void Metrics::sched_switch(Time now, int cpu, const task_struct *prev, unsigned 
       t.waking = false;
     }
   }
+}
+
+void Metrics::cpu_enter(int cpu, CpuState s, Time now) {
+  const auto c = static_cast<std::size_t>(cpu);
+  const Time d = now - cpu_since_[c];
+  switch (cpu_state_[c]) {
+    case CpuState::Busy: cpus_[c].busy_ns += d; break;
+    case CpuState::Idle: cpus_[c].idle_ns += d; break;
+    case CpuState::ForcedIdle: cpus_[c].forceidle_ns += d; break;
+  }
+  cpu_since_[c] = now;
+  cpu_state_[c] = s;
+}
+
+// Forced idle is a state of an idle CPU: it starts after the switch to idle and ends at the
+// switch away from it (or when the CPU's runnable tasks are gone).
+void Metrics::sched_forceidle(Time now, int cpu, bool on) {
+  const CpuState s = cpu_state_[static_cast<std::size_t>(cpu)];
+  if (on && s == CpuState::Idle) cpu_enter(cpu, CpuState::ForcedIdle, now);
+  if (!on && s == CpuState::ForcedIdle) cpu_enter(cpu, CpuState::Idle, now);
 }
 
 void Metrics::sched_waking(Time now, int, const task_struct *p) {
@@ -109,17 +122,14 @@ RunMetrics Metrics::finish(Time end, const std::vector<const task_struct *> &tas
   r.end_ns = end;
   r.completion_ns = completion_;
   for (std::size_t c = 0; c < cpus_.size(); c++) {
-    CpuMetrics m = cpus_[c];
-    const Time d = end - cpu_since_[c];
-    if (cpu_idle_[c])
-      m.idle_ns += d;
-    else
-      m.busy_ns += d;
-    r.cpus.push_back(m);
+    cpu_enter(static_cast<int>(c), cpu_state_[c], end);  // close the open interval
+    r.cpus.push_back(cpus_[c]);
+    r.forceidle_ns += cpus_[c].forceidle_ns;
   }
   for (const task_struct *p : tasks) {
     TaskState t = task(p);
     enter(t, t.state, end);  // close the open interval
+    t.m.core_forceidle_sum_ns = p->core_forceidle_sum;
     r.tasks.push_back(t.m);
   }
   r.wakeup_latency = wakeup_latency_;

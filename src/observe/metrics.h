@@ -18,6 +18,7 @@ struct TaskMetrics {
   u64 nr_switches = 0, nr_voluntary_switches = 0, nr_involuntary_switches = 0;
   u64 nr_migrations = 0;
   u64 nr_wakeups = 0;
+  Time core_forceidle_sum_ns = 0;  // forced idle charged to this task, as the kernel charges it
   Time start_ns = 0;
   Time exit_ns = 0;  // 0: did not exit
   bool exited = false;
@@ -25,14 +26,16 @@ struct TaskMetrics {
 
 struct CpuMetrics {
   int cpu = 0;
-  Time busy_ns = 0;
-  Time idle_ns = 0;
+  Time busy_ns = 0;       // running a task
+  Time idle_ns = 0;       // idle with nothing runnable
+  Time forceidle_ns = 0;  // idle although runnable (core scheduling forced idle)
   u64 nr_switches = 0;
 };
 
 struct RunMetrics {
   Time end_ns = 0;
   Time completion_ns = 0;  // last exit of a finite task (0 if none exited)
+  Time forceidle_ns = 0;   // sum over CPUs of forced-idle time
   std::vector<TaskMetrics> tasks;
   std::vector<CpuMetrics> cpus;
   Histogram wakeup_latency;  // sched_waking -> first switch-in, ns
@@ -51,6 +54,7 @@ class Metrics : public kernel::TraceSink {
   void sched_wakeup_new(Time, const kernel::task_struct *, int) override;
   void sched_migrate_task(Time, const kernel::task_struct *, int, int) override;
   void sched_process_exit(Time, const kernel::task_struct *) override;
+  void sched_forceidle(Time, int, bool) override;
 
  private:
   enum class State { New, Runnable, Running, Sleeping, Dead };
@@ -65,8 +69,10 @@ class Metrics : public kernel::TraceSink {
   void enter(TaskState &t, State s, Time now);
   std::vector<TaskState> tasks_;  // indexed by pid
   std::vector<CpuMetrics> cpus_;
+  enum class CpuState : unsigned char { Busy, Idle, ForcedIdle };
+  void cpu_enter(int cpu, CpuState s, Time now);
   std::vector<Time> cpu_since_;
-  std::vector<bool> cpu_idle_;
+  std::vector<CpuState> cpu_state_;
   Histogram wakeup_latency_;
   Time completion_ = 0;
 };

@@ -34,13 +34,48 @@ struct TaskGroupSpec {
   std::uint64_t loops = 1;  // repeat the phases this many times, then exit
   std::vector<Phase> phases;
   Dist start;    // delay before the task is forked
+  // Processes: every `threads_per_process` consecutive tasks of the group are the threads of
+  // one process (thread group); 0 = the whole group is one process (a multi-threaded program).
+  int threads_per_process = 0;
+  // Process group: groups that name the same pgrp share one; default: the group's name.
+  std::string pgrp;
   int line = 0;  // where the group starts in the file
+};
+
+// prctl(PR_SCHED_CORE, cmd, pid, type, 0) run by task `by` on task `pid` (both task names, i.e.
+// comms such as "worker-3"), in the order given, before any task starts.
+enum class CookieScope { Thread, ThreadGroup, ProcessGroup };  // PIDTYPE_PID, _TGID, _PGID
+struct PrctlOp {
+  enum class Cmd { Create, ShareTo, ShareFrom };
+  Cmd cmd = Cmd::Create;
+  std::string by;   // the calling task ("current")
+  std::string pid;  // the target task; empty = `by` itself (pid 0)
+  CookieScope scope = CookieScope::Thread;
+  int line = 0;
+};
+
+// Shorthand: fresh cookies for a group's tasks, one per group, per task, or per n consecutive
+// tasks (n = 2 gives the seed mail's "5 pairs" of 10 threads).
+struct CookieShorthand {
+  std::string group;
+  int per = 0;  // 0 = one cookie for the whole group; n >= 1: one per n consecutive tasks
+  int line = 0;
 };
 
 struct ConfigSpec {
   std::string name;
   std::vector<std::pair<kernel::sched_feat_id, bool>> features;
   std::vector<std::pair<kernel::sched_tunable_id, std::int64_t>> tunables;
+  std::vector<CookieShorthand> cookies;  // applied first, in order
+  std::vector<PrctlOp> prctl;            // then these, in order
+  int line = 0;
+};
+
+// "patched cuts the overhead of base (over reference) by X %": a line the experiment prints.
+struct CompareSpec {
+  std::string base;       // e.g. "Cookie"
+  std::string patched;    // e.g. "Cookie + patch"
+  std::string reference;  // e.g. "No cookie"; overhead = completion time - reference's
   int line = 0;
 };
 
@@ -55,6 +90,7 @@ struct Scenario {
   kernel::KernelConfig kernel;  // the [kernel] section: the base of every configuration
   std::vector<TaskGroupSpec> groups;
   std::vector<ConfigSpec> configs;  // empty: one implicit configuration named "default"
+  std::vector<CompareSpec> compares;
 };
 
 // Bad input: what() is one line, "FILE:LINE:COL: error: FIELD: MESSAGE" (LINE:COL omitted

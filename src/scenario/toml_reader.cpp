@@ -14,6 +14,7 @@
 #include <initializer_list>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -110,6 +111,57 @@ std::string format_list(std::initializer_list<std::string_view> names) {
   return out;
 }
 
+// Names that become comms (groups, process groups): [A-Za-z0-9_.-]+.
+bool valid_name(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-';
+  });
+}
+
+// "a, b, c, d, e, f, ...": at most `max` names, so that an error about a 10000-task scenario
+// still fits on a line.
+template <typename Names>
+std::string short_list(const Names &names, size_t max = 6) {
+  std::string out;
+  size_t n = 0;
+  for (const auto &name : names) {
+    if (n++ == max) return out + ", ...";
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+// The tasks of a group, by name: `name` when count is 1, else `name-0` .. `name-(count-1)`.
+std::string task_name(const TaskGroupSpec &g, int i) {
+  return g.count == 1 ? g.name : fmt::format("{}-{}", g.name, i);
+}
+
+// Whether `task` is one of g's tasks, without listing them (a group may have a million).
+bool group_has_task(const TaskGroupSpec &g, std::string_view task) {
+  if (g.count == 1) return task == g.name;
+  if (task.size() <= g.name.size() + 1 || task.substr(0, g.name.size()) != g.name ||
+      task[g.name.size()] != '-')
+    return false;
+  const std::string_view digits = task.substr(g.name.size() + 1);
+  if (digits.size() > 7 || (digits.size() > 1 && digits[0] == '0')) return false;  // count <= 1e6
+  int i = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+    i = i * 10 + (c - '0');
+  }
+  return i < g.count;
+}
+
+// The first few task names of the scenario, for error messages.
+std::string some_tasks(const std::vector<TaskGroupSpec> &groups, size_t max = 6) {
+  std::vector<std::string> names;
+  for (const TaskGroupSpec &g : groups)
+    for (int i = 0; i < g.count && names.size() <= max; ++i) names.push_back(task_name(g, i));
+  return short_list(names, max);
+}
+
 struct Entry {
   const toml::key *key;
   const toml::node *value;
@@ -170,7 +222,14 @@ class Reader {
   TaskGroupSpec read_group(const toml::table &t, const std::string &path, int nr_cpus) const;
   std::vector<Phase> read_phases(const toml::node &n, const std::string &path) const;
   Phase read_phase(const toml::node &n, const std::string &path) const;
-  ConfigSpec read_config(const toml::table &t, const std::string &path) const;
+  ConfigSpec read_config(const toml::table &t, const std::string &path, const Scenario &s) const;
+  CookieShorthand read_cookie(const toml::node &n, const std::string &path,
+                              const Scenario &s) const;
+  PrctlOp read_prctl(const toml::node &n, const std::string &path, const Scenario &s) const;
+  void check_task(const toml::node &n, std::string_view field, const std::string &task,
+                  const Scenario &s) const;
+  void read_compare(const toml::table &t, const std::string &path, Scenario &s,
+                    const std::map<std::string, size_t> &config_index) const;
 
   std::string file_;
 };
@@ -254,7 +313,7 @@ Dist Reader::dist(const toml::node &n, std::string_view field) const {
 Scenario Reader::read(const toml::table &root) const {
   Scenario s;
   s.file = file_;
-  check_keys(root, "", {"scenario", "machine", "kernel", "group", "config"});
+  check_keys(root, "", {"scenario", "machine", "kernel", "group", "config", "compare"});
 
   const toml::table *scen = subtable(root, "scenario", "");
   if (!scen) fail(Pos{}, "scenario", "missing required table [scenario]");
@@ -285,11 +344,11 @@ Scenario Reader::read(const toml::table &root) const {
     s.groups.push_back(std::move(spec));
   }
 
+  std::map<std::string, size_t> config_index;
   if (const toml::node *configs = root.get("config")) {
-    std::map<std::string, size_t> config_index;
     for (const toml::table *c : tables(*configs, "config")) {
       const std::string path = element("config", s.configs.size());
-      ConfigSpec spec = read_config(*c, path);
+      ConfigSpec spec = read_config(*c, path, s);
       if (auto [it, fresh] = config_index.emplace(spec.name, s.configs.size()); !fresh)
         fail(at(*c->get("name")), join(path, "name"),
              fmt::format("duplicate config name '{}' (also config[{}] at line {})", spec.name,
@@ -297,6 +356,10 @@ Scenario Reader::read(const toml::table &root) const {
       s.configs.push_back(std::move(spec));
     }
   }
+
+  if (const toml::node *compares = root.get("compare"))
+    for (const toml::table *c : tables(*compares, "compare"))
+      read_compare(*c, element("compare", s.compares.size()), s, config_index);
 
   // With no duration the run ends when the last finite task exits; if there is none, it would
   // never end.
@@ -454,18 +517,15 @@ void Reader::read_tunables(const toml::table &t, std::string_view path,
 
 TaskGroupSpec Reader::read_group(const toml::table &t, const std::string &path, int nr_cpus) const {
   check_keys(t, path,
-             {"name", "count", "nice", "policy", "cpus", "start", "stress", "loops", "phases"});
+             {"name", "count", "nice", "policy", "cpus", "start", "stress", "loops", "phases",
+              "threads_per_process", "pgrp"});
   TaskGroupSpec g;
   g.line = static_cast<int>(at(t).line);
 
   const toml::node *name = t.get("name");
   if (!name) fail(at(t), join(path, "name"), "missing required key");
   g.name = string(*name, join(path, "name"));
-  const bool name_ok = !g.name.empty() && std::all_of(g.name.begin(), g.name.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '.' || c == '-';
-  });
-  if (!name_ok)
+  if (!valid_name(g.name))
     fail(at(*name), join(path, "name"),
          fmt::format("'{}' is not a valid name: use letters, digits, '_', '.' and '-' "
                      "(it becomes the tasks' comm)",
@@ -473,6 +533,25 @@ TaskGroupSpec Reader::read_group(const toml::table &t, const std::string &path, 
 
   if (const toml::node *n = t.get("count"))
     g.count = static_cast<int>(integer(*n, join(path, "count"), 1, 1000000));
+  if (const toml::node *n = t.get("threads_per_process")) {
+    const std::string field = join(path, "threads_per_process");
+    const i64 v = integer(*n, field, 0, kI64Max);
+    if (v > g.count)
+      fail(at(*n), field,
+           fmt::format("must be at most count ({}), got {} (0 = the whole group is one process)",
+                       g.count, v));
+    g.threads_per_process = static_cast<int>(v);
+  }
+  g.pgrp = g.name;
+  if (const toml::node *n = t.get("pgrp")) {
+    const std::string field = join(path, "pgrp");
+    g.pgrp = string(*n, field);
+    if (!valid_name(g.pgrp))
+      fail(at(*n), field,
+           fmt::format("'{}' is not a valid process group name: use letters, digits, '_', '.' "
+                       "and '-'",
+                       g.pgrp));
+  }
   if (const toml::node *n = t.get("nice"))
     g.nice = static_cast<int>(integer(*n, join(path, "nice"), -20, 19));
   if (const toml::node *n = t.get("policy")) {
@@ -571,8 +650,9 @@ Phase Reader::read_phase(const toml::node &n, const std::string &path) const {
   return p;
 }
 
-ConfigSpec Reader::read_config(const toml::table &t, const std::string &path) const {
-  check_keys(t, path, {"name", "features", "tunables"});
+ConfigSpec Reader::read_config(const toml::table &t, const std::string &path,
+                               const Scenario &s) const {
+  check_keys(t, path, {"name", "features", "tunables", "cookies", "prctl"});
   ConfigSpec c;
   c.line = static_cast<int>(at(t).line);
   const toml::node *name = t.get("name");
@@ -583,7 +663,208 @@ ConfigSpec Reader::read_config(const toml::table &t, const std::string &path) co
     read_features(*f, join(path, "features"), c.features);
   if (const toml::table *tu = subtable(t, "tunables", path))
     read_tunables(*tu, join(path, "tunables"), c.tunables);
+
+  const toml::node *cookies = t.get("cookies");
+  const toml::node *prctl = t.get("prctl");
+  if (cookies) array(*cookies, join(path, "cookies"));
+  if (prctl) array(*prctl, join(path, "prctl"));
+  // sched_core_share_pid() refuses everything, before even looking at its arguments, on a
+  // machine without SMT: core scheduling only exists to keep siblings apart.
+  if (s.topology.threads_per_core == 1) {
+    std::optional<std::pair<Pos, std::string_view>> first;  // the one earlier in the file
+    for (auto [n, key] : {std::pair(cookies, "cookies"), std::pair(prctl, "prctl")}) {
+      if (!n || n->as_array()->empty()) continue;
+      const Pos p = at(*n, at(t));
+      if (!first || std::pair(p.line, p.column) < std::pair(first->first.line, first->first.column))
+        first.emplace(p, key);
+    }
+    if (first)
+      fail(first->first, join(path, first->second),
+           "ENODEV: core scheduling needs SMT, and the machine has threads_per_core = 1");
+  }
+  if (cookies)
+    for (const toml::node &n : *cookies->as_array())
+      c.cookies.push_back(read_cookie(n, element(join(path, "cookies"), c.cookies.size()), s));
+  if (prctl)
+    for (const toml::node &n : *prctl->as_array())
+      c.prctl.push_back(read_prctl(n, element(join(path, "prctl"), c.prctl.size()), s));
   return c;
+}
+
+CookieShorthand Reader::read_cookie(const toml::node &n, const std::string &path,
+                                    const Scenario &s) const {
+  if (!n.is_table()) wrong_type(n, path, "a table such as { group = \"worker\", per = 2 }");
+  const toml::table &t = *n.as_table();
+  check_keys(t, path, {"group", "per"});
+  CookieShorthand c;
+  c.line = static_cast<int>(at(t).line);
+
+  const std::string group_field = join(path, "group");
+  const toml::node *group = t.get("group");
+  if (!group) fail(at(t), group_field, "missing required key");
+  c.group = string(*group, group_field);
+  auto g = std::find_if(s.groups.begin(), s.groups.end(),
+                        [&](const TaskGroupSpec &x) { return x.name == c.group; });
+  if (g == s.groups.end()) {
+    std::vector<std::string_view> names;
+    for (const TaskGroupSpec &x : s.groups) names.push_back(x.name);
+    fail(at(*group), group_field,
+         fmt::format("no group named '{}' (groups: {})", c.group, short_list(names)));
+  }
+
+  const toml::node *per = t.get("per");
+  if (!per) return c;  // one cookie for the whole group
+  const std::string per_field = join(path, "per");
+  if (per->is_string()) {
+    const std::string v = per->as_string()->get();
+    if (v == "group") {
+      c.per = 0;
+    } else if (v == "task") {
+      c.per = 1;
+    } else {
+      fail(at(*per), per_field,
+           fmt::format("unknown per '{}' (expected an integer >= 1, \"group\" or \"task\")", v));
+    }
+    return c;
+  }
+  if (!per->is_integer()) wrong_type(*per, per_field, "an integer >= 1, \"group\" or \"task\"");
+  const i64 v = per->as_integer()->get();
+  if (v < 1)
+    fail(at(*per), per_field,
+         fmt::format("must be at least 1 (or \"group\" for one cookie for the whole group), got {}",
+                     v));
+  if (v > g->count)
+    fail(at(*per), per_field,
+         fmt::format("must be at most the count of group '{}' ({}), got {}", g->name, g->count, v));
+  c.per = static_cast<int>(v);
+  return c;
+}
+
+// A prctl names tasks as the kernel finds pids: an unknown one is ESRCH.
+void Reader::check_task(const toml::node &n, std::string_view field, const std::string &task,
+                        const Scenario &s) const {
+  const TaskGroupSpec *owner = nullptr;
+  for (const TaskGroupSpec &g : s.groups) {
+    if (!group_has_task(g, task)) continue;
+    if (owner)
+      fail(at(n), field,
+           fmt::format("'{}' names a task of group '{}' and one of group '{}'; rename a group",
+                       task, owner->name, g.name));
+    owner = &g;
+  }
+  if (owner) return;
+  for (const TaskGroupSpec &g : s.groups)
+    if (g.count > 1 && g.name == task)
+      fail(at(n), field,
+           fmt::format("ESRCH: no task named '{}' (the group's tasks are {} to {})", task,
+                       task_name(g, 0), task_name(g, g.count - 1)));
+  fail(at(n), field,
+       fmt::format("ESRCH: no task named '{}' (tasks: {})", task, some_tasks(s.groups)));
+}
+
+PrctlOp Reader::read_prctl(const toml::node &n, const std::string &path, const Scenario &s) const {
+  if (!n.is_table()) wrong_type(n, path, "a table such as { cmd = \"create\", by = \"worker-0\" }");
+  const toml::table &t = *n.as_table();
+  check_keys(t, path, {"cmd", "by", "pid", "scope"});
+  PrctlOp op;
+  op.line = static_cast<int>(at(t).line);
+
+  const std::string cmd_field = join(path, "cmd");
+  const toml::node *cmd = t.get("cmd");
+  if (!cmd) fail(at(t), cmd_field, "missing required key");
+  const std::string c = string(*cmd, cmd_field);
+  if (c == "create") {
+    op.cmd = PrctlOp::Cmd::Create;
+  } else if (c == "share_to") {
+    op.cmd = PrctlOp::Cmd::ShareTo;
+  } else if (c == "share_from") {
+    op.cmd = PrctlOp::Cmd::ShareFrom;
+  } else if (c == "get") {
+    fail(at(*cmd), cmd_field,
+         "'get' only reads a cookie, which a scenario has no use for (expected one of: create, "
+         "share_to, share_from)");
+  } else {
+    fail(at(*cmd), cmd_field,
+         fmt::format("unknown cmd '{}' (expected one of: create, share_to, share_from)", c));
+  }
+
+  const toml::node *scope = t.get("scope");
+  const std::string scope_field = join(path, "scope");
+  if (scope) {
+    const std::string v = string(*scope, scope_field);
+    if (v == "thread") {
+      op.scope = CookieScope::Thread;
+    } else if (v == "thread_group") {
+      op.scope = CookieScope::ThreadGroup;
+    } else if (v == "process_group") {
+      op.scope = CookieScope::ProcessGroup;
+    } else {
+      fail(at(*scope), scope_field,
+           fmt::format("unknown scope '{}' (expected one of: thread, thread_group, process_group)",
+                       v));
+    }
+  }
+
+  const std::string by_field = join(path, "by");
+  const toml::node *by = t.get("by");
+  if (!by) fail(at(t), by_field, "missing required key");
+  op.by = string(*by, by_field);
+  check_task(*by, by_field, op.by, s);
+
+  if (const toml::node *pid = t.get("pid")) {
+    const std::string pid_field = join(path, "pid");
+    if (pid->is_integer()) {
+      // pid 0 is the caller itself, as in the kernel; any other number means nothing here.
+      if (pid->as_integer()->get() != 0)
+        fail(at(*pid), pid_field,
+             fmt::format("expected a task name, or 0 for the caller, got {}",
+                         pid->as_integer()->get()));
+    } else {
+      op.pid = string(*pid, pid_field);
+      check_task(*pid, pid_field, op.pid, s);
+    }
+  }
+
+  // The kernel copies a cookie *from* one task only: PR_SCHED_CORE_SHARE_FROM with any other
+  // type fails with EINVAL.
+  if (op.cmd == PrctlOp::Cmd::ShareFrom && op.scope != CookieScope::Thread)
+    fail(at(*scope), scope_field,
+         fmt::format("EINVAL: share_from takes scope = \"thread\" (it copies the cookie of one "
+                     "task to the caller), got \"{}\"",
+                     scope->as_string()->get()));
+  return op;
+}
+
+void Reader::read_compare(const toml::table &t, const std::string &path, Scenario &s,
+                          const std::map<std::string, size_t> &config_index) const {
+  check_keys(t, path, {"base", "patched", "reference"});
+  CompareSpec c;
+  c.line = static_cast<int>(at(t).line);
+  auto config_name = [&](std::string_view key, std::string &out) -> const toml::node & {
+    const std::string field = join(path, key);
+    const toml::node *n = t.get(key);
+    if (!n) fail(at(t), field, "missing required key (it names a [[config]])");
+    out = string(*n, field);
+    if (config_index.count(out)) return *n;
+    if (s.configs.empty())
+      fail(at(*n), field,
+           fmt::format("no config named '{}' (the scenario has no [[config]])", out));
+    std::vector<std::string_view> names;
+    for (const ConfigSpec &x : s.configs) names.push_back(x.name);
+    fail(at(*n), field, fmt::format("no config named '{}' (configs: {})", out, short_list(names)));
+  };
+  config_name("base", c.base);
+  const toml::node &patched = config_name("patched", c.patched);
+  const toml::node &reference = config_name("reference", c.reference);
+  if (c.patched == c.base)
+    fail(at(patched), join(path, "patched"),
+         fmt::format("must differ from base (both are '{}')", c.base));
+  if (c.reference == c.base || c.reference == c.patched)
+    fail(at(reference), join(path, "reference"),
+         fmt::format("must differ from base and patched (it is '{}'; the overheads are measured "
+                     "from it)",
+                     c.reference));
+  s.compares.push_back(std::move(c));
 }
 
 }  // namespace

@@ -219,6 +219,346 @@ stress = true
                                  "f.toml"));
 }
 
+// Processes, cookies and comparisons: a 4-core SMT2 machine, 4 workers in two processes of
+// one process group, a single-task group and a 3-task group sharing the "bench" pgrp.
+constexpr const char *kCookieBase = R"toml([scenario]
+name = "cookies"
+duration = "1s"
+[machine]
+cores_per_llc = 4
+threads_per_core = 2
+[[group]]
+name = "worker"
+count = 4
+threads_per_process = 2
+pgrp = "bench"
+phases = [ { run = "1ms" } ]
+[[group]]
+name = "hog"
+stress = true
+[[group]]
+name = "io"
+count = 3
+pgrp = "bench"
+threads_per_process = 2
+phases = [ { sleep = "1ms" } ]
+)toml";
+
+std::string cookie_scenario(const std::string &tail) {
+  return kCookieBase + tail;
+}
+
+// The error a scenario fails with, or "" if it loads.
+std::string error_of(const std::string &text) {
+  try {
+    parse_scenario(text, "c.toml");
+  } catch (const ScenarioError &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ParseScenario, Processes) {
+  const Scenario s = parse_scenario(cookie_scenario(""), "c.toml");
+  ASSERT_EQ(s.groups.size(), 3u);
+  EXPECT_EQ(s.groups[0].threads_per_process, 2);
+  EXPECT_EQ(s.groups[0].pgrp, "bench");
+  EXPECT_EQ(s.groups[1].threads_per_process, 0);  // default: the whole group is one process
+  EXPECT_EQ(s.groups[1].pgrp, "hog");             // default: the group's name
+  EXPECT_EQ(s.groups[2].threads_per_process, 2);  // need not divide count
+  EXPECT_EQ(s.groups[2].pgrp, "bench");
+  EXPECT_TRUE(s.compares.empty());
+
+  // The first error in the default scenario: none of these.
+  const Scenario d = parse_scenario(kGood, "good.toml");
+  EXPECT_EQ(d.groups[0].threads_per_process, 0);
+  EXPECT_EQ(d.groups[0].pgrp, "worker");
+  EXPECT_TRUE(d.configs[0].cookies.empty());
+  EXPECT_TRUE(d.configs[0].prctl.empty());
+}
+
+TEST(ParseScenario, ProcessErrors) {
+  auto with_group = [](const std::string &keys) {
+    return error_of(std::string(R"([scenario]
+name = "x"
+[machine]
+[[group]]
+name = "w"
+count = 3
+phases = [ { run = "1ms" } ]
+)") + keys);
+  };
+  EXPECT_EQ(with_group("threads_per_process = 3\n"), "");
+  EXPECT_EQ(with_group("threads_per_process = -1\n"),
+            "c.toml:8:23: error: group[0].threads_per_process: must be at least 0, got -1");
+  EXPECT_EQ(with_group("threads_per_process = 4\n"),
+            "c.toml:8:23: error: group[0].threads_per_process: must be at most count (3), got 4 "
+            "(0 = the whole group is one process)");
+  EXPECT_EQ(with_group("threads_per_process = \"2\"\n"),
+            "c.toml:8:23: error: group[0].threads_per_process: expected an integer, got a string");
+  EXPECT_EQ(with_group("pgrp = \"a b\"\n"),
+            "c.toml:8:8: error: group[0].pgrp: 'a b' is not a valid process group name: use "
+            "letters, digits, '_', '.' and '-'");
+  EXPECT_EQ(with_group("pgrp = \"\"\n"),
+            "c.toml:8:8: error: group[0].pgrp: '' is not a valid process group name: use "
+            "letters, digits, '_', '.' and '-'");
+}
+
+TEST(ParseScenario, CookiesAndPrctl) {
+  const Scenario s = parse_scenario(cookie_scenario(R"(
+[[config]]
+name = "No cookie"
+
+[[config]]
+name = "Cookie"
+cookies = [
+  { group = "worker", per = 2 },
+  { group = "io" },
+  { group = "io", per = "task" },
+  { group = "worker", per = "group" },
+  { group = "hog", per = 1 },
+]
+prctl = [
+  { cmd = "create", by = "worker-0" },
+  { cmd = "share_to", by = "worker-0", pid = "worker-1", scope = "thread" },
+  { cmd = "share_from", by = "worker-2", pid = "worker-3" },
+  { cmd = "create", by = "hog", pid = 0, scope = "thread_group" },
+  { cmd = "share_to", by = "io-2", pid = "hog", scope = "process_group" },
+]
+
+[[config]]
+name = "Cookie + patch"
+features = { TTWU_QUEUE = false }
+[[config.prctl]]
+cmd = "create"
+by = "io-1"
+
+[[compare]]
+base = "Cookie"
+patched = "Cookie + patch"
+reference = "No cookie"
+
+[[compare]]
+reference = "Cookie"
+patched = "No cookie"
+base = "Cookie + patch"
+)"),
+                                    "c.toml");
+  ASSERT_EQ(s.configs.size(), 3u);
+  EXPECT_TRUE(s.configs[0].cookies.empty());
+  EXPECT_TRUE(s.configs[0].prctl.empty());
+
+  const ConfigSpec &c = s.configs[1];
+  ASSERT_EQ(c.cookies.size(), 5u);
+  EXPECT_EQ(c.cookies[0].group, "worker");
+  EXPECT_EQ(c.cookies[0].per, 2);
+  EXPECT_EQ(c.cookies[0].line, 29);
+  EXPECT_EQ(c.cookies[1].group, "io");
+  EXPECT_EQ(c.cookies[1].per, 0);  // default "group"
+  EXPECT_EQ(c.cookies[2].per, 1);  // "task"
+  EXPECT_EQ(c.cookies[3].per, 0);  // "group"
+  EXPECT_EQ(c.cookies[4].group, "hog");
+  EXPECT_EQ(c.cookies[4].per, 1);  // per = count
+
+  ASSERT_EQ(c.prctl.size(), 5u);
+  EXPECT_EQ(c.prctl[0].cmd, PrctlOp::Cmd::Create);
+  EXPECT_EQ(c.prctl[0].by, "worker-0");
+  EXPECT_EQ(c.prctl[0].pid, "");  // the caller itself
+  EXPECT_EQ(c.prctl[0].scope, CookieScope::Thread);
+  EXPECT_EQ(c.prctl[0].line, 36);
+  EXPECT_EQ(c.prctl[1].cmd, PrctlOp::Cmd::ShareTo);
+  EXPECT_EQ(c.prctl[1].by, "worker-0");
+  EXPECT_EQ(c.prctl[1].pid, "worker-1");
+  EXPECT_EQ(c.prctl[1].scope, CookieScope::Thread);
+  EXPECT_EQ(c.prctl[2].cmd, PrctlOp::Cmd::ShareFrom);
+  EXPECT_EQ(c.prctl[2].by, "worker-2");
+  EXPECT_EQ(c.prctl[2].pid, "worker-3");
+  EXPECT_EQ(c.prctl[3].pid, "");  // pid = 0 is the caller, as in the kernel
+  EXPECT_EQ(c.prctl[3].scope, CookieScope::ThreadGroup);
+  EXPECT_EQ(c.prctl[4].by, "io-2");
+  EXPECT_EQ(c.prctl[4].pid, "hog");
+  EXPECT_EQ(c.prctl[4].scope, CookieScope::ProcessGroup);
+
+  // [[config.prctl]] headers are the same array of tables.
+  const ConfigSpec &p = s.configs[2];
+  ASSERT_EQ(p.prctl.size(), 1u);
+  EXPECT_EQ(p.prctl[0].by, "io-1");
+  EXPECT_EQ(p.prctl[0].line, 47);
+  ASSERT_EQ(p.features.size(), 1u);
+
+  ASSERT_EQ(s.compares.size(), 2u);
+  EXPECT_EQ(s.compares[0].base, "Cookie");
+  EXPECT_EQ(s.compares[0].patched, "Cookie + patch");
+  EXPECT_EQ(s.compares[0].reference, "No cookie");
+  EXPECT_EQ(s.compares[0].line, 51);
+  EXPECT_EQ(s.compares[1].base, "Cookie + patch");
+  EXPECT_EQ(s.compares[1].patched, "No cookie");
+  EXPECT_EQ(s.compares[1].reference, "Cookie");
+
+  // Empty lists are allowed, even without SMT.
+  EXPECT_EQ(error_of(R"([scenario]
+name = "x"
+[machine]
+[[group]]
+name = "w"
+phases = [ { run = "1ms" } ]
+[[config]]
+name = "a"
+cookies = []
+prctl = []
+)"),
+            "");
+}
+
+TEST(ParseScenario, CookieErrors) {
+  auto config = [](const std::string &body) {
+    return error_of(cookie_scenario("[[config]]\nname = \"c\"\n" + body));
+  };
+  // Line 26 is the first line of `body`.
+  EXPECT_EQ(config("cookies = [ { group = \"worker\", per = 0 } ]\n"),
+            "c.toml:26:39: error: config[0].cookies[0].per: must be at least 1 (or \"group\" for "
+            "one cookie for the whole group), got 0");
+  EXPECT_EQ(config("cookies = [ { group = \"worker\", per = 5 } ]\n"),
+            "c.toml:26:39: error: config[0].cookies[0].per: must be at most the count of group "
+            "'worker' (4), got 5");
+  EXPECT_EQ(config("cookies = [ { group = \"worker\", per = \"pair\" } ]\n"),
+            "c.toml:26:39: error: config[0].cookies[0].per: unknown per 'pair' (expected an "
+            "integer >= 1, \"group\" or \"task\")");
+  EXPECT_EQ(config("cookies = [ { group = \"worker\", per = 1.5 } ]\n"),
+            "c.toml:26:39: error: config[0].cookies[0].per: expected an integer >= 1, \"group\" "
+            "or \"task\", got a float");
+  EXPECT_EQ(config("cookies = [ { group = \"workers\" } ]\n"),
+            "c.toml:26:23: error: config[0].cookies[0].group: no group named 'workers' (groups: "
+            "worker, hog, io)");
+  EXPECT_EQ(config("cookies = [ { per = 2 } ]\n"),
+            "c.toml:26:13: error: config[0].cookies[0].group: missing required key");
+  EXPECT_EQ(config("cookies = [ \"worker\" ]\n"),
+            "c.toml:26:13: error: config[0].cookies[0]: expected a table such as { group = "
+            "\"worker\", per = 2 }, got a string");
+  EXPECT_EQ(config("cookies = { group = \"worker\" }\n"),
+            "c.toml:26:11: error: config[0].cookies: expected an array, got a table");
+  EXPECT_EQ(config("cookies = [ { group = \"worker\", each = 2 } ]\n"),
+            "c.toml:26:33: error: config[0].cookies[0].each: unknown key (expected one of: "
+            "group, per)");
+}
+
+TEST(ParseScenario, PrctlErrors) {
+  auto prctl = [](const std::string &op) {
+    return error_of(cookie_scenario("[[config]]\nname = \"c\"\nprctl = [ " + op + " ]\n"));
+  };
+  EXPECT_EQ(
+      prctl(R"({ cmd = "share_from", by = "worker-0", pid = "io-1", scope = "thread_group" })"),
+      "c.toml:28:72: error: config[0].prctl[0].scope: EINVAL: share_from takes scope = "
+      "\"thread\" (it copies the cookie of one task to the caller), got \"thread_group\"");
+  EXPECT_EQ(prctl(R"({ cmd = "share_from", by = "worker-0", scope = "process_group" })"),
+            "c.toml:28:57: error: config[0].prctl[0].scope: EINVAL: share_from takes scope = "
+            "\"thread\" (it copies the cookie of one task to the caller), got \"process_group\"");
+  EXPECT_EQ(prctl(R"({ cmd = "create", by = "worker-9" })"),
+            "c.toml:28:34: error: config[0].prctl[0].by: ESRCH: no task named 'worker-9' "
+            "(tasks: worker-0, worker-1, worker-2, worker-3, hog, io-0, ...)");
+  EXPECT_EQ(prctl(R"({ cmd = "create", by = "worker-0", pid = "hog-0" })"),
+            "c.toml:28:52: error: config[0].prctl[0].pid: ESRCH: no task named 'hog-0' "
+            "(tasks: worker-0, worker-1, worker-2, worker-3, hog, io-0, ...)");
+  // A group's name is not one of its tasks' when it has several.
+  EXPECT_EQ(prctl(R"({ cmd = "create", by = "worker" })"),
+            "c.toml:28:34: error: config[0].prctl[0].by: ESRCH: no task named 'worker' (the "
+            "group's tasks are worker-0 to worker-3)");
+  for (const char *not_a_task : {"worker-01", "worker-", "worker-4", "worker--1", "Worker-1"})
+    EXPECT_NE(prctl(std::string("{ cmd = \"create\", by = \"") + not_a_task + "\" }")
+                  .find("ESRCH: no task named"),
+              std::string::npos)
+        << not_a_task;
+  EXPECT_EQ(prctl(R"({ cmd = "create", by = "worker-0", pid = 7 })"),
+            "c.toml:28:52: error: config[0].prctl[0].pid: expected a task name, or 0 for the "
+            "caller, got 7");
+  EXPECT_EQ(prctl(R"({ cmd = "destroy", by = "worker-0" })"),
+            "c.toml:28:19: error: config[0].prctl[0].cmd: unknown cmd 'destroy' (expected one "
+            "of: create, share_to, share_from)");
+  EXPECT_EQ(prctl(R"({ cmd = "get", by = "worker-0" })"),
+            "c.toml:28:19: error: config[0].prctl[0].cmd: 'get' only reads a cookie, which a "
+            "scenario has no use for (expected one of: create, share_to, share_from)");
+  EXPECT_EQ(prctl(R"({ cmd = "create", by = "worker-0", scope = "process" })"),
+            "c.toml:28:54: error: config[0].prctl[0].scope: unknown scope 'process' (expected "
+            "one of: thread, thread_group, process_group)");
+  EXPECT_EQ(prctl(R"({ by = "worker-0" })"),
+            "c.toml:28:11: error: config[0].prctl[0].cmd: missing required key");
+  EXPECT_EQ(prctl(R"({ cmd = "create" })"),
+            "c.toml:28:11: error: config[0].prctl[0].by: missing required key");
+  EXPECT_EQ(prctl(R"({ cmd = "create", by = "worker-0", type = "thread" })"),
+            "c.toml:28:47: error: config[0].prctl[0].type: unknown key (expected one of: cmd, "
+            "by, pid, scope)");
+
+  // Two groups whose task names collide make the name ambiguous, not silently the first.
+  EXPECT_EQ(error_of(cookie_scenario(R"([[group]]
+name = "worker-1"
+phases = [ { run = "1ms" } ]
+[[config]]
+name = "c"
+prctl = [ { cmd = "create", by = "worker-1" } ]
+)")),
+            "c.toml:31:34: error: config[0].prctl[0].by: 'worker-1' names a task of group "
+            "'worker' and one of group 'worker-1'; rename a group");
+}
+
+TEST(ParseScenario, CoreSchedulingNeedsSmt) {
+  const std::string no_smt = R"([scenario]
+name = "x"
+[machine]
+cores_per_llc = 4
+[[group]]
+name = "w"
+count = 2
+phases = [ { run = "1ms" } ]
+[[config]]
+name = "c"
+)";
+  EXPECT_EQ(error_of(no_smt + "prctl = [ { cmd = \"create\", by = \"nobody\" } ]\n"
+                              "cookies = [ { group = \"w\" } ]\n"),
+            "c.toml:11:9: error: config[0].prctl: ENODEV: core scheduling needs SMT, and the "
+            "machine has threads_per_core = 1");
+  EXPECT_EQ(error_of(no_smt + "cookies = [ { group = \"w\" } ]\n"),
+            "c.toml:11:11: error: config[0].cookies: ENODEV: core scheduling needs SMT, and the "
+            "machine has threads_per_core = 1");
+  EXPECT_EQ(error_of(no_smt + "[[config.prctl]]\ncmd = \"create\"\nby = \"w-0\"\n"),
+            "c.toml:11:1: error: config[0].prctl: ENODEV: core scheduling needs SMT, and the "
+            "machine has threads_per_core = 1");
+}
+
+TEST(ParseScenario, CompareErrors) {
+  const std::string configs = cookie_scenario(R"([[config]]
+name = "a"
+[[config]]
+name = "b"
+[[config]]
+name = "c"
+)");
+  auto compare = [&](const std::string &body) {
+    return error_of(configs + "[[compare]]\n" + body);
+  };
+  // Line 32 is the first line of `body`.
+  EXPECT_EQ(compare("base = \"a\"\npatched = \"b\"\nreference = \"c\"\n"), "");
+  EXPECT_EQ(compare("base = \"a\"\npatched = \"b\"\nreference = \"d\"\n"),
+            "c.toml:34:13: error: compare[0].reference: no config named 'd' (configs: a, b, c)");
+  EXPECT_EQ(compare("base = \"a\"\npatched = \"a\"\nreference = \"c\"\n"),
+            "c.toml:33:11: error: compare[0].patched: must differ from base (both are 'a')");
+  EXPECT_EQ(compare("base = \"a\"\npatched = \"b\"\nreference = \"b\"\n"),
+            "c.toml:34:13: error: compare[0].reference: must differ from base and patched (it is "
+            "'b'; the overheads are measured from it)");
+  EXPECT_EQ(compare("base = \"a\"\nreference = \"c\"\n"),
+            "c.toml:31:1: error: compare[0].patched: missing required key (it names a [[config]])");
+  EXPECT_EQ(compare("base = \"a\"\npatched = \"b\"\nreference = \"c\"\nmetric = \"time\"\n"),
+            "c.toml:35:1: error: compare[0].metric: unknown key (expected one of: base, patched, "
+            "reference)");
+  EXPECT_EQ(compare("base = 1\n"),
+            "c.toml:32:8: error: compare[0].base: expected a string, got an integer");
+  EXPECT_EQ(error_of(cookie_scenario("[[compare]]\nbase = \"a\"\n")),
+            "c.toml:27:8: error: compare[0].base: no config named 'a' (the scenario has no "
+            "[[config]])");
+  EXPECT_EQ(error_of(cookie_scenario("compare = 1\n")),
+            "c.toml:26:11: error: compare: expected an array of tables ([[compare]]), got an "
+            "integer");
+}
+
 TEST(LoadScenario, UnreadableFile) {
   try {
     load_scenario("/nonexistent/dir/x.toml");

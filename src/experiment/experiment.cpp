@@ -1,0 +1,129 @@
+#include "experiment/experiment.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace schedlab::experiment {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void check_options(const ExperimentOptions &o, u64 seed_base) {
+  if (o.runs < 1 || o.runs > kMaxRuns)
+    throw std::invalid_argument("--runs " + std::to_string(o.runs) + ": expected 1 to " +
+                                std::to_string(kMaxRuns));
+  if (o.jobs < 1) throw std::invalid_argument("--jobs 0: expected at least 1");
+  if (seed_base > ~u64{0} - (o.runs - 1))
+    throw std::invalid_argument("--seed-base " + std::to_string(seed_base) + ": seeds up to " +
+                                "seed-base + runs - 1 must fit in 64 bits");
+}
+
+}  // namespace
+
+std::vector<ConfigChoice> experiment_configs(const scenario::Scenario &s,
+                                             const ExperimentOptions &o) {
+  check_options(o, o.seed_base.value_or(s.seed));
+  std::vector<std::string> names;
+  if (s.configs.empty()) {
+    names.push_back("");  // the implicit "default"
+  } else {
+    for (const auto &c : s.configs) names.push_back(c.name);
+  }
+  // Validate the requested names first (choose_config gives the standard message).
+  for (const std::string &n : o.configs) {
+    if (n.empty()) throw std::invalid_argument("--config: expected a configuration name");
+    choose_config(s, n, {}, {});
+  }
+  std::vector<ConfigChoice> out;
+  for (const std::string &n : names) {
+    const bool wanted =
+        o.configs.empty() || std::any_of(o.configs.begin(), o.configs.end(), [&](const auto &w) {
+          return w == n || (n.empty() && w == "default");
+        });
+    if (wanted) out.push_back(choose_config(s, n, o.features, o.tunables));
+  }
+  return out;
+}
+
+ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOptions &o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<ConfigChoice> configs = experiment_configs(s, o);
+  const u64 seed_base = o.seed_base.value_or(s.seed);
+
+  ExperimentResult r;
+  r.scenario = s.name;
+  r.jobs = o.jobs;
+  for (u64 i = 0; i < o.runs; i++) r.seeds.push_back(seed_base + i);
+  for (const auto &c : configs) {
+    ExperimentConfig ec;
+    ec.name = c.name;
+    ec.kernel = c.kernel;
+    ec.runs.resize(r.seeds.size());
+    r.configs.push_back(std::move(ec));
+  }
+  for (const auto &cmp : s.compares) {
+    auto ran = [&](const std::string &n) {
+      return std::any_of(r.configs.begin(), r.configs.end(),
+                         [&](const ExperimentConfig &c) { return c.name == n; });
+    };
+    if (ran(cmp.base) && ran(cmp.patched) && ran(cmp.reference)) r.comparisons.push_back(cmp);
+  }
+
+  // Work item k = (configuration k / runs, seed index k % runs). Each worker writes only the
+  // slots it claimed, so the result does not depend on scheduling.
+  const std::size_t nruns = r.seeds.size();
+  const std::size_t total = configs.size() * nruns;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;  // of the lowest failing work item, so the message is deterministic
+  std::size_t error_k = total;
+  std::mutex error_mu;
+  auto worker = [&] {
+    for (;;) {
+      const std::size_t k = next.fetch_add(1, std::memory_order_relaxed);
+      if (k >= total || failed.load(std::memory_order_relaxed)) return;
+      const std::size_t ci = k / nruns, si = k % nruns;
+      try {
+        Simulation sim(s, configs[ci].name, configs[ci].kernel, r.seeds[si]);
+        const RunResult rr = sim.run();
+        ExperimentRun &out = r.configs[ci].runs[si];
+        out.seed = rr.seed;
+        out.completion_ns = rr.metrics.completion_ns;
+        out.forceidle_ns = rr.metrics.forceidle_ns;
+        out.events = rr.events;
+        out.wall_s = rr.wall_s;
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mu);
+        if (k < error_k) {
+          error = std::current_exception();
+          error_k = k;
+        }
+        failed = true;
+        return;
+      }
+    }
+  };
+  const std::size_t nthreads = std::max<std::size_t>(1, std::min<std::size_t>(o.jobs, total));
+  r.threads = static_cast<unsigned>(nthreads);
+  if (nthreads == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    pool.reserve(nthreads);
+    for (std::size_t i = 0; i < nthreads; i++) pool.emplace_back(worker);
+    for (auto &t : pool) t.join();
+  }
+  if (error) std::rethrow_exception(error);
+  r.wall_s = seconds_since(t0);
+  return r;
+}
+
+}  // namespace schedlab::experiment

@@ -1,0 +1,58 @@
+#pragma once
+// An experiment: every chosen configuration of a scenario on the same seeds (common random
+// numbers: a task's random stream depends only on (seed, task index), so every configuration
+// sees the same demands), simulated on a pool of worker threads. Each run owns its Simulation;
+// the workers share only the const Scenario. Results land in a vector indexed by
+// (configuration, run), so they are identical whatever the thread count.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiment/simulation.h"
+
+namespace schedlab::experiment {
+
+struct ExperimentOptions {
+  std::vector<std::string> configs;  // by name; empty = every configuration of the scenario
+  u64 runs = 3;                      // seeds seed_base .. seed_base + runs - 1
+  std::optional<u64> seed_base;      // default: the scenario's seed
+  unsigned jobs = 1;                 // worker threads (at most one per run is started)
+  std::vector<std::string> features, tunables;  // "NAME=VALUE" overrides, for every config
+};
+
+// What an experiment keeps of one run.
+struct ExperimentRun {
+  u64 seed = 0;
+  Time completion_ns = 0;  // RunMetrics::completion_ns
+  Time forceidle_ns = 0;   // RunMetrics::forceidle_ns, summed over CPUs
+  u64 events = 0;
+  double wall_s = 0;  // host time, never part of the deterministic result
+};
+
+struct ExperimentConfig {
+  std::string name;
+  kernel::KernelConfig kernel;
+  std::vector<ExperimentRun> runs;  // by seed index
+};
+
+struct ExperimentResult {
+  std::string scenario;
+  std::vector<u64> seeds;
+  std::vector<ExperimentConfig> configs;          // scenario order
+  std::vector<scenario::CompareSpec> comparisons;  // the declared ones whose configs all ran
+  unsigned jobs = 1;                               // requested
+  unsigned threads = 1;                            // started
+  double wall_s = 0;
+};
+
+// Resolves the configurations (scenario order, duplicates dropped) with choose_config().
+// Throws std::invalid_argument with a one-line message on an unknown configuration, a bad
+// override, runs outside 1..kMaxRuns, jobs == 0, or seeds that would overflow 2^64 - 1.
+constexpr u64 kMaxRuns = 100000;
+std::vector<ConfigChoice> experiment_configs(const scenario::Scenario &s,
+                                             const ExperimentOptions &o);
+
+// Validates (as above), then simulates every (configuration, seed).
+ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOptions &o);
+
+}  // namespace schedlab::experiment

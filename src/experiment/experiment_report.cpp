@@ -1,0 +1,228 @@
+#include "experiment/experiment_report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "schedlab/version.h"
+
+namespace schedlab::experiment {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+double to_s(Time ns) { return static_cast<double>(ns) / 1e9; }
+
+// JSON null for an undefined statistic (NaN), the number otherwise.
+ordered_json num(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }
+
+std::string fixed3(double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : "n/a"; }
+std::string pct1(double v) { return std::isfinite(v) ? fmt::format("{:.1f}", v) : "n/a"; }
+
+// Display width of UTF-8 text: code points, not bytes ("±" is one column).
+std::size_t width(const std::string &s) {
+  std::size_t w = 0;
+  for (unsigned char c : s) w += (c & 0xC0) != 0x80;
+  return w;
+}
+
+// Left-aligned columns, as in the seed mail: each at least `min_width` wide and two spaces
+// wider than its widest cell; trailing spaces trimmed.
+std::string render(const std::vector<std::vector<std::string>> &rows,
+                   const std::vector<std::size_t> &min_width) {
+  std::vector<std::size_t> w(min_width);
+  for (const auto &row : rows)
+    for (std::size_t i = 0; i < row.size(); i++) w[i] = std::max(w[i], width(row[i]) + 2);
+  std::string out;
+  for (const auto &row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); i++) {
+      line += row[i];
+      if (i + 1 < row.size()) line.append(w[i] - width(row[i]), ' ');
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string csv_quote(const std::string &s) {
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"') q += '"';
+    q += c;
+  }
+  return q + "\"";
+}
+
+// Exact decimal seconds from integer nanoseconds.
+std::string seconds9(Time ns) {
+  return fmt::format("{}.{:09d}", ns / NSEC_PER_SEC, ns % NSEC_PER_SEC);
+}
+
+}  // namespace
+
+ExperimentStats experiment_stats(const ExperimentResult &r) {
+  ExperimentStats st;
+  for (const auto &c : r.configs) {
+    ConfigStats cs;
+    cs.name = c.name;
+    std::vector<double> fi;
+    for (const auto &run : c.runs) {
+      cs.completion_s.push_back(to_s(run.completion_ns));
+      fi.push_back(to_s(run.forceidle_ns));
+    }
+    cs.mean = stats::mean(cs.completion_s);
+    cs.stddev = stats::stddev(cs.completion_s);
+    cs.median = stats::median(cs.completion_s);
+    cs.ci95 = stats::ci95(cs.completion_s);
+    cs.mean_forceidle_s = stats::mean(fi);
+    if (st.configs.empty()) {
+      cs.overhead = 0;
+      cs.overhead_ci95 = cs.completion_s.size() >= 2 ? 0.0 : std::nan("");
+    } else {
+      const stats::Paired p = stats::paired(cs.completion_s, st.configs.front().completion_s);
+      cs.overhead = p.mean_diff;
+      cs.overhead_ci95 = p.ci95;
+    }
+    st.configs.push_back(std::move(cs));
+  }
+  auto find = [&](const std::string &n) -> const std::vector<double> & {
+    for (const auto &c : st.configs)
+      if (c.name == n) return c.completion_s;
+    throw std::logic_error("experiment_stats: comparison names a configuration that did not run");
+  };
+  for (const auto &cmp : r.comparisons) {
+    ComparisonStats cs;
+    cs.spec = cmp;
+    cs.cut = stats::overhead_cut(find(cmp.base), find(cmp.patched), find(cmp.reference));
+    st.comparisons.push_back(std::move(cs));
+  }
+  return st;
+}
+
+std::string experiment_table(const ExperimentResult &r, const ExperimentStats &st) {
+  const std::size_t n = r.seeds.size();
+  std::string out;
+  out += fmt::format("{}: {} configuration{} x {} run{} (seeds {}{})\n\n", r.scenario,
+                     r.configs.size(), r.configs.size() == 1 ? "" : "s", n, n == 1 ? "" : "s",
+                     r.seeds.front(), n > 1 ? fmt::format("..{}", r.seeds.back()) : "");
+  out += "Test Results (seconds)\n\n";
+
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head{"Configuration"};
+  if (n <= 5) {
+    for (std::size_t i = 0; i < n; i++) head.push_back(fmt::format("Run {}", i + 1));
+    head.insert(head.end(), {"Average", "Overhead", "Force idle"});
+  } else {
+    head.insert(head.end(), {"Mean ± CI95", "Median", "Overhead ± CI95", "Force idle"});
+  }
+  rows.push_back(head);
+  for (std::size_t c = 0; c < st.configs.size(); c++) {
+    const ConfigStats &cs = st.configs[c];
+    std::vector<std::string> row{cs.name};
+    if (n <= 5) {
+      for (double v : cs.completion_s) row.push_back(fixed3(v));
+      row.push_back(fixed3(cs.mean));
+      row.push_back(fixed3(cs.overhead));
+    } else {
+      row.push_back(fixed3(cs.mean) + " ± " + fixed3(cs.ci95));
+      row.push_back(fixed3(cs.median));
+      row.push_back(c == 0 ? fixed3(cs.overhead)
+                           : fixed3(cs.overhead) + " ± " + fixed3(cs.overhead_ci95));
+    }
+    row.push_back(fixed3(cs.mean_forceidle_s));
+    rows.push_back(row);
+  }
+  std::vector<std::size_t> min_width(head.size(), 9);
+  min_width[0] = 23;
+  out += render(rows, min_width);
+  out += fmt::format(
+      "\nOverhead: mean completion time minus {}'s{}. Force idle: forced-idle time summed over "
+      "CPUs, mean of the runs.\n",
+      st.configs.front().name, n > 5 ? " (CI95 paired by seed)" : "");
+
+  if (!st.comparisons.empty()) out += "\n";
+  for (const auto &cmp : st.comparisons) {
+    const std::string over = cmp.spec.reference == st.configs.front().name
+                                  ? ""
+                                  : " (over " + cmp.spec.reference + ")";
+    out += fmt::format("{} cuts the overhead of {}{} by ", cmp.spec.patched, cmp.spec.base, over);
+    const stats::Cut &k = cmp.cut;
+    if (!std::isfinite(k.pct)) {
+      out += "n/a (base has no overhead)\n";
+      continue;
+    }
+    out += fmt::format("{} % (95 % CI {}–{} %", pct1(k.pct), pct1(k.ci_low), pct1(k.ci_high));
+    if (k.dropped)
+      out += fmt::format("; {} of {} resamples had no base overhead and were dropped", k.dropped,
+                         k.resamples);
+    out += ")\n";
+  }
+  const std::size_t total = r.configs.size() * n;
+  out += fmt::format("\n{} run{} in {:.2f} s on {} thread{}\n", total, total == 1 ? "" : "s",
+                     r.wall_s, r.threads, r.threads == 1 ? "" : "s");
+  return out;
+}
+
+ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats &st) {
+  ordered_json j;
+  j["schedlab_version"] = kVersion;
+  j["scenario"] = r.scenario;
+  j["runs"] = r.seeds.size();
+  j["seeds"] = r.seeds;
+  ordered_json configs = ordered_json::array();
+  for (std::size_t c = 0; c < r.configs.size(); c++) {
+    const ExperimentConfig &ec = r.configs[c];
+    const ConfigStats &cs = st.configs[c];
+    ordered_json jc;
+    jc["name"] = ec.name;
+    ordered_json runs = ordered_json::array();
+    for (const auto &run : ec.runs) {
+      ordered_json jr;
+      jr["seed"] = run.seed;
+      jr["completion_time_s"] = to_s(run.completion_ns);
+      jr["forceidle_ns"] = run.forceidle_ns;
+      jr["events"] = run.events;
+      runs.push_back(std::move(jr));
+    }
+    jc["runs"] = std::move(runs);
+    jc["mean_completion_time_s"] = num(cs.mean);
+    jc["ci95_completion_time_s"] = num(cs.ci95);
+    jc["median_completion_time_s"] = num(cs.median);
+    jc["stddev_completion_time_s"] = num(cs.stddev);
+    jc["overhead_s"] = num(cs.overhead);
+    jc["overhead_ci95_s"] = num(cs.overhead_ci95);
+    jc["mean_forceidle_s"] = num(cs.mean_forceidle_s);
+    configs.push_back(std::move(jc));
+  }
+  j["configs"] = std::move(configs);
+  ordered_json cmps = ordered_json::array();
+  for (const auto &cmp : st.comparisons) {
+    ordered_json jc;
+    jc["base"] = cmp.spec.base;
+    jc["patched"] = cmp.spec.patched;
+    jc["reference"] = cmp.spec.reference;
+    jc["cut_pct"] = num(cmp.cut.pct);
+    jc["cut_ci95_low_pct"] = num(cmp.cut.ci_low);
+    jc["cut_ci95_high_pct"] = num(cmp.cut.ci_high);
+    cmps.push_back(std::move(jc));
+  }
+  j["comparisons"] = std::move(cmps);
+  ordered_json host;
+  host["wall_s"] = r.wall_s;
+  host["jobs"] = r.jobs;
+  j["host"] = std::move(host);
+  return j;
+}
+
+std::string experiment_csv(const ExperimentResult &r) {
+  std::string out = "config,seed,completion_time_s,forceidle_ns,events\n";
+  for (const auto &c : r.configs)
+    for (const auto &run : c.runs)
+      out += fmt::format("{},{},{},{},{}\n", csv_quote(c.name), run.seed,
+                         seconds9(run.completion_ns), run.forceidle_ns, run.events);
+  return out;
+}
+
+}  // namespace schedlab::experiment

@@ -1,0 +1,48 @@
+#pragma once
+// An experiment's statistics and its three renderings: the terminal table (in the style of the
+// "core cookie check in wake up fast path" mail), JSON and CSV. Everything here is a function of
+// the ExperimentResult's deterministic part, except the JSON "host" object and the table's last
+// line (wall time and threads).
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "experiment/experiment.h"
+#include "experiment/stats.h"
+
+namespace schedlab::experiment {
+
+struct ConfigStats {
+  std::string name;
+  std::vector<double> completion_s;  // by seed index
+  double mean = 0, stddev = 0, median = 0, ci95 = 0;
+  // Against the first configuration, paired by seed: mean(x) - mean(x_0) and its 95 % CI.
+  double overhead = 0, overhead_ci95 = 0;
+  double mean_forceidle_s = 0;  // forced idle summed over CPUs, mean over runs
+};
+
+struct ComparisonStats {
+  scenario::CompareSpec spec;
+  stats::Cut cut;
+};
+
+struct ExperimentStats {
+  std::vector<ConfigStats> configs;
+  std::vector<ComparisonStats> comparisons;
+};
+
+ExperimentStats experiment_stats(const ExperimentResult &r);
+
+// The table: with at most 5 runs, one column per run, then Average and Overhead; with more,
+// Mean ± CI95, Median and Overhead ± its paired CI95. Then forced idle, one line per
+// comparison, and "N runs in X s on J threads".
+std::string experiment_table(const ExperimentResult &r, const ExperimentStats &st);
+
+// Keys carry their unit. Everything outside "host" is identical for every --jobs and rerun.
+nlohmann::ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats &st);
+
+// config,seed,completion_time_s,forceidle_ns,events; one row per run, configurations in
+// scenario order, seeds ascending; configuration names quoted.
+std::string experiment_csv(const ExperimentResult &r);
+
+}  // namespace schedlab::experiment

@@ -1,0 +1,241 @@
+// Experiments: the statistics against hand-computed values, and the runner's determinism
+// (identical results for every thread count).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "experiment/experiment.h"
+#include "experiment/experiment_report.h"
+#include "experiment/stats.h"
+#include "scenario/scenario.h"
+
+using namespace schedlab;
+namespace stats = experiment::stats;
+
+namespace {
+
+const char *kTiny = R"toml(
+[scenario]
+name = "tiny"
+seed = 7
+[machine]
+cores_per_llc = 2
+threads_per_core = 2
+[[group]]
+name = "w"
+count = 5
+loops = 60
+phases = [ { run = "uniform(0ms, 4ms)" }, { sleep = "uniform(0ms, 6ms)" } ]
+[[config]]
+name = "HZ 1000"
+[[config]]
+name = "HZ + 250"
+tunables = { hz = 250 }
+)toml";
+
+const char *kTinyThree = R"toml(
+[scenario]
+name = "tiny3"
+seed = 11
+[machine]
+cores_per_llc = 2
+threads_per_core = 2
+[[group]]
+name = "w"
+count = 5
+loops = 60
+phases = [ { run = "uniform(0ms, 4ms)" }, { sleep = "uniform(0ms, 6ms)" } ]
+[[config]]
+name = "HZ 1000"
+[[config]]
+name = "HZ 100"
+tunables = { hz = 100 }
+[[config]]
+name = "HZ 250"
+tunables = { hz = 250 }
+)toml";
+
+std::string json_without_host(const experiment::ExperimentResult &r) {
+  auto j = experiment::experiment_to_json(r, experiment::experiment_stats(r));
+  j.erase("host");
+  return j.dump();
+}
+
+}  // namespace
+
+TEST(Stats, MeanStddevMedian) {
+  const std::vector<double> x{2, 4, 4, 4, 5, 5, 7, 9};
+  EXPECT_DOUBLE_EQ(stats::mean(x), 5.0);
+  EXPECT_NEAR(stats::stddev(x), std::sqrt(32.0 / 7.0), 1e-12);  // sample sd: 2.138090
+  EXPECT_DOUBLE_EQ(stats::median(x), 4.5);
+  EXPECT_DOUBLE_EQ(stats::median({3, 1, 2}), 2.0);
+  EXPECT_DOUBLE_EQ(stats::median({42}), 42.0);
+  EXPECT_TRUE(std::isnan(stats::stddev({1.0})));
+  EXPECT_TRUE(std::isnan(stats::ci95({1.0})));
+  EXPECT_TRUE(std::isnan(stats::mean({})));
+}
+
+TEST(Stats, StudentTQuantiles) {
+  EXPECT_NEAR(stats::t975(1), 12.7062, 1e-4);
+  EXPECT_NEAR(stats::t975(2), 4.3027, 1e-4);
+  EXPECT_NEAR(stats::t975(10), 2.2281, 1e-4);
+  EXPECT_NEAR(stats::t975(30), 2.0423, 1e-4);
+  // Interpolated in 1/df: t_{0.975,35} = 2.030108, t_{0.975,150} = 1.975905.
+  EXPECT_NEAR(stats::t975(35), 2.0301, 2e-4);
+  EXPECT_NEAR(stats::t975(150), 1.9759, 2e-4);
+  EXPECT_NEAR(stats::t975(1000000000), 1.959964, 1e-6);
+  for (std::size_t df = 1; df < 3000; df++) EXPECT_GT(stats::t975(df), stats::t975(df + 1));
+}
+
+TEST(Stats, ConfidenceInterval) {
+  // mean 3, sd sqrt(2.5), n 5: 2.776445 * 1.581139 / sqrt(5) = 1.963243.
+  EXPECT_NEAR(stats::ci95({1, 2, 3, 4, 5}), 1.963243, 1e-5);
+}
+
+TEST(Stats, PairedDifference) {
+  // d = {1, 2, 1, 2}: mean 1.5, sd sqrt(1/3), t_{0.975,3} = 3.182446: 3.182446 * 0.577350 / 2.
+  const auto p = stats::paired({10, 12, 11, 13}, {9, 10, 10, 11});
+  EXPECT_DOUBLE_EQ(p.mean_diff, 1.5);
+  EXPECT_NEAR(p.ci95, 0.918693, 1e-5);
+  // Pairing removes the between-seed variance an unpaired comparison would keep.
+  EXPECT_LT(p.ci95, stats::ci95({10, 12, 11, 13}));
+}
+
+TEST(Stats, OverheadCut) {
+  // Overheads 2 and 1 over the reference on every seed: the patch cuts it by exactly 50 %.
+  const auto c = stats::overhead_cut({12, 13, 14}, {11, 12, 13}, {10, 11, 12});
+  EXPECT_DOUBLE_EQ(c.overhead_base, 2.0);
+  EXPECT_DOUBLE_EQ(c.overhead_patched, 1.0);
+  EXPECT_DOUBLE_EQ(c.pct, 50.0);
+  EXPECT_DOUBLE_EQ(c.ci_low, 50.0);
+  EXPECT_DOUBLE_EQ(c.ci_high, 50.0);
+  EXPECT_EQ(c.dropped, 0);
+  // No base overhead: no ratio.
+  const auto none = stats::overhead_cut({10, 11}, {12, 13}, {10, 11});
+  EXPECT_TRUE(std::isnan(none.pct));
+  EXPECT_TRUE(std::isnan(none.ci_low));
+}
+
+TEST(Stats, BootstrapIsDeterministic) {
+  // The seed mail's numbers: 61.7 %.
+  const std::vector<double> ref{24.653, 24.454, 24.586}, base{25.896, 26.256, 25.979},
+      patched{25.346, 25.007, 25.042};
+  const auto a = stats::overhead_cut(base, patched, ref);
+  const auto b = stats::overhead_cut(base, patched, ref);
+  EXPECT_NEAR(a.pct, 61.6, 0.1);  // 100 * (1 - 0.568 / 1.480), unrounded: 61.64
+  EXPECT_EQ(a.ci_low, b.ci_low);
+  EXPECT_EQ(a.ci_high, b.ci_high);
+  EXPECT_LE(a.ci_low, a.pct);
+  EXPECT_GE(a.ci_high, a.pct);
+  EXPECT_LT(a.ci_low, a.ci_high);
+  EXPECT_EQ(a.resamples, stats::kBootstrapResamples);
+  // Another bootstrap seed gives another (but close) interval.
+  const auto c = stats::overhead_cut(base, patched, ref, stats::kBootstrapResamples, 1);
+  EXPECT_NE(a.ci_low + a.ci_high, c.ci_low + c.ci_high);
+}
+
+TEST(Experiment, IdenticalForEveryThreadCount) {
+  const auto s = scenario::parse_scenario(kTiny, "x.toml");
+  experiment::ExperimentOptions o;
+  o.runs = 4;
+  o.jobs = 1;
+  const auto r1 = experiment::run_experiment(s, o);
+  o.jobs = 3;
+  const auto r3 = experiment::run_experiment(s, o);
+  EXPECT_EQ(r1.threads, 1u);
+  EXPECT_EQ(r3.threads, 3u);
+  EXPECT_EQ(json_without_host(r1), json_without_host(r3));
+  EXPECT_EQ(experiment::experiment_csv(r1), experiment::experiment_csv(r3));
+
+  ASSERT_EQ(r1.configs.size(), 2u);
+  EXPECT_EQ(r1.configs[0].name, "HZ 1000");
+  EXPECT_EQ(r1.configs[1].name, "HZ + 250");
+  EXPECT_EQ(r1.seeds, (std::vector<u64>{7, 8, 9, 10}));
+  for (const auto &c : r1.configs)
+    for (std::size_t i = 0; i < c.runs.size(); i++) {
+      EXPECT_EQ(c.runs[i].seed, r1.seeds[i]);
+      EXPECT_GT(c.runs[i].completion_ns, 0u);
+    }
+  // The tunable matters: the two configurations do not give identical runs.
+  EXPECT_NE(r1.configs[0].runs[0].events, r1.configs[1].runs[0].events);
+}
+
+TEST(Experiment, CsvHasOneRowPerRun) {
+  const auto s = scenario::parse_scenario(kTiny, "x.toml");
+  experiment::ExperimentOptions o;
+  o.runs = 4;
+  o.jobs = 2;
+  o.seed_base = 100;
+  const auto r = experiment::run_experiment(s, o);
+  std::istringstream in(experiment::experiment_csv(r));
+  std::string line;
+  std::vector<std::string> lines;
+  while (std::getline(in, line)) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 1u + 4u * 2u);
+  EXPECT_EQ(lines[0], "config,seed,completion_time_s,forceidle_ns,events");
+  EXPECT_EQ(lines[1].rfind("\"HZ 1000\",100,", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[4].rfind("\"HZ 1000\",103,", 0), 0u) << lines[4];
+  EXPECT_EQ(lines[5].rfind("\"HZ + 250\",100,", 0), 0u) << lines[5];
+}
+
+TEST(Experiment, ChosenConfigurationsAndErrors) {
+  const auto s = scenario::parse_scenario(kTiny, "x.toml");
+  experiment::ExperimentOptions o;
+  o.runs = 2;
+  o.configs = {"HZ + 250"};
+  const auto r = experiment::run_experiment(s, o);
+  ASSERT_EQ(r.configs.size(), 1u);
+  EXPECT_EQ(r.configs[0].name, "HZ + 250");
+
+  o.configs = {"Nope"};
+  EXPECT_THROW(experiment::run_experiment(s, o), std::invalid_argument);
+  o.configs = {};
+  o.runs = 0;
+  EXPECT_THROW(experiment::run_experiment(s, o), std::invalid_argument);
+  o.runs = 2;
+  o.jobs = 0;
+  EXPECT_THROW(experiment::run_experiment(s, o), std::invalid_argument);
+  o.jobs = 1;
+  o.seed_base = ~u64{0};
+  EXPECT_THROW(experiment::run_experiment(s, o), std::invalid_argument);
+  o.seed_base.reset();
+  o.tunables = {"hz=999"};
+  EXPECT_THROW(experiment::run_experiment(s, o), std::invalid_argument);
+}
+
+TEST(Experiment, ComparisonIsDeterministic) {
+  auto s = scenario::parse_scenario(kTinyThree, "x.toml");
+  s.compares.clear();
+  s.compares.push_back({"HZ 100", "HZ 250", "HZ 1000", 0});
+  experiment::ExperimentOptions o;
+  o.runs = 6;
+  o.jobs = 1;
+  const auto r1 = experiment::run_experiment(s, o);
+  o.jobs = 2;
+  const auto r2 = experiment::run_experiment(s, o);
+  ASSERT_EQ(r1.comparisons.size(), 1u);
+  const auto st1 = experiment::experiment_stats(r1), st2 = experiment::experiment_stats(r2);
+  ASSERT_EQ(st1.comparisons.size(), 1u);
+  const auto &a = st1.comparisons[0].cut, &b = st2.comparisons[0].cut;
+  EXPECT_EQ(std::isnan(a.pct), std::isnan(b.pct));
+  if (!std::isnan(a.pct)) {
+    EXPECT_EQ(a.pct, b.pct);
+    EXPECT_EQ(a.ci_low, b.ci_low);
+    EXPECT_EQ(a.ci_high, b.ci_high);
+  }
+  EXPECT_EQ(json_without_host(r1), json_without_host(r2));
+  // The table (but its last line, the wall time) is deterministic too, and in the > 5 runs form.
+  auto table = [](const experiment::ExperimentResult &r) {
+    std::string t = experiment::experiment_table(r, experiment::experiment_stats(r));
+    t.pop_back();
+    return t.substr(0, t.rfind('\n'));
+  };
+  EXPECT_EQ(table(r1), table(r2));
+  EXPECT_NE(table(r1).find("Mean ± CI95"), std::string::npos);
+  EXPECT_NE(table(r1).find("HZ 250 cuts the overhead of HZ 100 by"), std::string::npos);
+
+  // A comparison naming a configuration left out by --config is skipped.
+  o.configs = {"HZ 1000", "HZ 250"};
+  EXPECT_TRUE(experiment::run_experiment(s, o).comparisons.empty());
+}
