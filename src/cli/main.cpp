@@ -124,8 +124,8 @@ int cmd_experiment(const ExperimentArgs &a) {
   }
   // Open the outputs before the (possibly long) runs, so a bad path fails at once.
   std::ofstream json_out, csv_out;
-  for (auto [flag, path, out] : {std::tuple{"--json", &a.json, &json_out},
-                                 std::tuple{"--csv", &a.csv, &csv_out}}) {
+  for (auto [flag, path, out] :
+       {std::tuple{"--json", &a.json, &json_out}, std::tuple{"--csv", &a.csv, &csv_out}}) {
     if (path->empty()) continue;
     out->open(*path);
     if (!*out) {
@@ -223,12 +223,17 @@ int main(int argc, char **argv) {
                   "Seeds are S, S+1, ..., S+runs-1 (default S: the scenario's seed)");
   exp->add_option("--json", ex.json, "Write the runs and statistics as JSON to this file");
   exp->add_option("--csv", ex.csv, "Write one row per run as CSV to this file");
+  // One value per occurrence, so "--config A FILE" does not take FILE as a second name.
   exp->add_option("--config", ex.configs,
                   "Run only this configuration (repeatable; default: every one)")
-      ->take_all();
+      ->take_all()
+      ->allow_extra_args(false);
   exp->add_option("--feature", ex.features, "Override a scheduler feature: NAME=true|false")
-      ->take_all();
-  exp->add_option("--tunable", ex.tunables, "Override a tunable: NAME=INTEGER")->take_all();
+      ->take_all()
+      ->allow_extra_args(false);
+  exp->add_option("--tunable", ex.tunables, "Override a tunable: NAME=INTEGER")
+      ->take_all()
+      ->allow_extra_args(false);
   for (auto *o : {run, exp}) o->allow_extras(false);
 
   std::string topic;

@@ -38,7 +38,7 @@ struct ExperimentConfig {
 struct ExperimentResult {
   std::string scenario;
   std::vector<u64> seeds;
-  std::vector<ExperimentConfig> configs;          // scenario order
+  std::vector<ExperimentConfig> configs;           // scenario order
   std::vector<scenario::CompareSpec> comparisons;  // the declared ones whose configs all ran
   unsigned jobs = 1;                               // requested
   unsigned threads = 1;                            // started

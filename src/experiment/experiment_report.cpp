@@ -12,13 +12,21 @@ using nlohmann::ordered_json;
 
 namespace {
 
-double to_s(Time ns) { return static_cast<double>(ns) / 1e9; }
+double to_s(Time ns) {
+  return static_cast<double>(ns) / 1e9;
+}
 
 // JSON null for an undefined statistic (NaN), the number otherwise.
-ordered_json num(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }
+ordered_json num(double v) {
+  return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr);
+}
 
-std::string fixed3(double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : "n/a"; }
-std::string pct1(double v) { return std::isfinite(v) ? fmt::format("{:.1f}", v) : "n/a"; }
+std::string fixed3(double v) {
+  return std::isfinite(v) ? fmt::format("{:.3f}", v) : "n/a";
+}
+std::string pct1(double v) {
+  return std::isfinite(v) ? fmt::format("{:.1f}", v) : "n/a";
+}
 
 // Display width of UTF-8 text: code points, not bytes ("±" is one column).
 std::size_t width(const std::string &s) {
@@ -104,9 +112,10 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
 std::string experiment_table(const ExperimentResult &r, const ExperimentStats &st) {
   const std::size_t n = r.seeds.size();
   std::string out;
-  out += fmt::format("{}: {} configuration{} x {} run{} (seeds {}{})\n\n", r.scenario,
+  out += fmt::format("{}: {} configuration{} x {} run{} (seed{} {}{})\n\n", r.scenario,
                      r.configs.size(), r.configs.size() == 1 ? "" : "s", n, n == 1 ? "" : "s",
-                     r.seeds.front(), n > 1 ? fmt::format("..{}", r.seeds.back()) : "");
+                     n == 1 ? "" : "s", r.seeds.front(),
+                     n > 1 ? fmt::format("..{}", r.seeds.back()) : "");
   out += "Test Results (seconds)\n\n";
 
   std::vector<std::vector<std::string>> rows;
@@ -138,15 +147,14 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
   min_width[0] = 23;
   out += render(rows, min_width);
   out += fmt::format(
-      "\nOverhead: mean completion time minus {}'s{}. Force idle: forced-idle time summed over "
+      "\nOverhead: mean completion time minus {}'s{}.\nForce idle: forced-idle time summed over "
       "CPUs, mean of the runs.\n",
-      st.configs.front().name, n > 5 ? " (CI95 paired by seed)" : "");
+      st.configs.front().name, n > 5 ? ", CI95 paired by seed" : "");
 
   if (!st.comparisons.empty()) out += "\n";
   for (const auto &cmp : st.comparisons) {
-    const std::string over = cmp.spec.reference == st.configs.front().name
-                                  ? ""
-                                  : " (over " + cmp.spec.reference + ")";
+    const std::string over =
+        cmp.spec.reference == st.configs.front().name ? "" : " (over " + cmp.spec.reference + ")";
     out += fmt::format("{} cuts the overhead of {}{} by ", cmp.spec.patched, cmp.spec.base, over);
     const stats::Cut &k = cmp.cut;
     if (!std::isfinite(k.pct)) {

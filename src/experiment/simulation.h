@@ -34,6 +34,8 @@ class Simulation : public kernel::CpuHooks {
   RunResult run();
 
   kernel::Kernel &kernel() { return *kernel_; }
+  // Another observer (a checker, a trace writer) for this run; attach before run().
+  void add_tracer(kernel::TraceSink *t) { kernel_->add_tracer(t); }
   void cpu_switched(int cpu, kernel::task_struct *prev, kernel::task_struct *next) override;
 
  private:

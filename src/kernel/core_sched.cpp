@@ -99,6 +99,11 @@ int Kernel::sched_core_share_pid(unsigned int cmd, task_struct *target, int type
   return 0;
 }
 
+void Kernel::sched_core_fork(task_struct *child, const task_struct *parent) {
+  child->core_cookie = parent->core_cookie;
+  if (child->core_cookie) cookie_refs_[child->core_cookie]++;
+}
+
 void Kernel::sched_core_free(task_struct *p) {
   const unsigned long cookie = p->core_cookie;
   if (!cookie) return;

@@ -131,6 +131,8 @@ class Kernel {
   int sched_core_share_pid(unsigned int cmd, task_struct *target, int type, task_struct *current);
   unsigned long sched_core_update_cookie(task_struct *p, unsigned long cookie);
   void sched_core_free(task_struct *p);
+  // copy_process(): a child starts with its parent's cookie (sched_core_fork()).
+  void sched_core_fork(task_struct *child, const task_struct *parent);
   int nr_core_cookies() const { return static_cast<int>(cookie_refs_.size()); }
   void sched_core_enqueue(struct rq *rq, task_struct *p);
   void sched_core_dequeue(struct rq *rq, task_struct *p, int flags);

@@ -31,6 +31,23 @@ struct KernelFixture {
     p->__state = kernel::TASK_INTERRUPTIBLE;
     return p;
   }
+  // A fresh cookie for p (prctl CREATE on itself), or p shares `from`'s cookie (SHARE_TO).
+  void cookie(kernel::task_struct *p, kernel::task_struct *from = nullptr) {
+    if (from)
+      k.sched_core_share_pid(kernel::Kernel::PR_SCHED_CORE_SHARE_TO, p, kernel::Kernel::PIDTYPE_PID, from);
+    else
+      k.sched_core_share_pid(kernel::Kernel::PR_SCHED_CORE_CREATE, p, kernel::Kernel::PIDTYPE_PID, p);
+  }
+  // Handles the kernel's timers (ticks, IPIs) up to `until`, as the simulation would.
+  void settle(Time until) {
+    while (!events.empty() && events.next_time() <= until) {
+      const auto f = events.pop();
+      k.set_clock(f.time);
+      k.handle_event(f.kind, f.arg);
+      k.run_preempt_points();
+    }
+    k.set_clock(until);
+  }
   Topology topo;
   sim::EventQueue events;
   kernel::Kernel k;

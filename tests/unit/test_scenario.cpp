@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "kernel/features.h"
@@ -383,14 +384,14 @@ base = "Cookie + patch"
   const ConfigSpec &p = s.configs[2];
   ASSERT_EQ(p.prctl.size(), 1u);
   EXPECT_EQ(p.prctl[0].by, "io-1");
-  EXPECT_EQ(p.prctl[0].line, 47);
+  EXPECT_EQ(p.prctl[0].line, 46);
   ASSERT_EQ(p.features.size(), 1u);
 
   ASSERT_EQ(s.compares.size(), 2u);
   EXPECT_EQ(s.compares[0].base, "Cookie");
   EXPECT_EQ(s.compares[0].patched, "Cookie + patch");
   EXPECT_EQ(s.compares[0].reference, "No cookie");
-  EXPECT_EQ(s.compares[0].line, 51);
+  EXPECT_EQ(s.compares[0].line, 50);
   EXPECT_EQ(s.compares[1].base, "Cookie + patch");
   EXPECT_EQ(s.compares[1].patched, "No cookie");
   EXPECT_EQ(s.compares[1].reference, "Cookie");
@@ -414,31 +415,31 @@ TEST(ParseScenario, CookieErrors) {
   auto config = [](const std::string &body) {
     return error_of(cookie_scenario("[[config]]\nname = \"c\"\n" + body));
   };
-  // Line 26 is the first line of `body`.
+  // Line 24 is the first line of `body`.
   EXPECT_EQ(config("cookies = [ { group = \"worker\", per = 0 } ]\n"),
-            "c.toml:26:39: error: config[0].cookies[0].per: must be at least 1 (or \"group\" for "
+            "c.toml:24:39: error: config[0].cookies[0].per: must be at least 1 (or \"group\" for "
             "one cookie for the whole group), got 0");
   EXPECT_EQ(config("cookies = [ { group = \"worker\", per = 5 } ]\n"),
-            "c.toml:26:39: error: config[0].cookies[0].per: must be at most the count of group "
+            "c.toml:24:39: error: config[0].cookies[0].per: must be at most the count of group "
             "'worker' (4), got 5");
   EXPECT_EQ(config("cookies = [ { group = \"worker\", per = \"pair\" } ]\n"),
-            "c.toml:26:39: error: config[0].cookies[0].per: unknown per 'pair' (expected an "
+            "c.toml:24:39: error: config[0].cookies[0].per: unknown per 'pair' (expected an "
             "integer >= 1, \"group\" or \"task\")");
   EXPECT_EQ(config("cookies = [ { group = \"worker\", per = 1.5 } ]\n"),
-            "c.toml:26:39: error: config[0].cookies[0].per: expected an integer >= 1, \"group\" "
+            "c.toml:24:39: error: config[0].cookies[0].per: expected an integer >= 1, \"group\" "
             "or \"task\", got a float");
   EXPECT_EQ(config("cookies = [ { group = \"workers\" } ]\n"),
-            "c.toml:26:23: error: config[0].cookies[0].group: no group named 'workers' (groups: "
+            "c.toml:24:23: error: config[0].cookies[0].group: no group named 'workers' (groups: "
             "worker, hog, io)");
   EXPECT_EQ(config("cookies = [ { per = 2 } ]\n"),
-            "c.toml:26:13: error: config[0].cookies[0].group: missing required key");
+            "c.toml:24:13: error: config[0].cookies[0].group: missing required key");
   EXPECT_EQ(config("cookies = [ \"worker\" ]\n"),
-            "c.toml:26:13: error: config[0].cookies[0]: expected a table such as { group = "
+            "c.toml:24:13: error: config[0].cookies[0]: expected a table such as { group = "
             "\"worker\", per = 2 }, got a string");
   EXPECT_EQ(config("cookies = { group = \"worker\" }\n"),
-            "c.toml:26:11: error: config[0].cookies: expected an array, got a table");
+            "c.toml:24:11: error: config[0].cookies: expected an array, got a table");
   EXPECT_EQ(config("cookies = [ { group = \"worker\", each = 2 } ]\n"),
-            "c.toml:26:33: error: config[0].cookies[0].each: unknown key (expected one of: "
+            "c.toml:24:33: error: config[0].cookies[0].each: unknown key (expected one of: "
             "group, per)");
 }
 
@@ -448,20 +449,20 @@ TEST(ParseScenario, PrctlErrors) {
   };
   EXPECT_EQ(
       prctl(R"({ cmd = "share_from", by = "worker-0", pid = "io-1", scope = "thread_group" })"),
-      "c.toml:28:72: error: config[0].prctl[0].scope: EINVAL: share_from takes scope = "
+      "c.toml:24:72: error: config[0].prctl[0].scope: EINVAL: share_from takes scope = "
       "\"thread\" (it copies the cookie of one task to the caller), got \"thread_group\"");
   EXPECT_EQ(prctl(R"({ cmd = "share_from", by = "worker-0", scope = "process_group" })"),
-            "c.toml:28:57: error: config[0].prctl[0].scope: EINVAL: share_from takes scope = "
+            "c.toml:24:58: error: config[0].prctl[0].scope: EINVAL: share_from takes scope = "
             "\"thread\" (it copies the cookie of one task to the caller), got \"process_group\"");
   EXPECT_EQ(prctl(R"({ cmd = "create", by = "worker-9" })"),
-            "c.toml:28:34: error: config[0].prctl[0].by: ESRCH: no task named 'worker-9' "
+            "c.toml:24:34: error: config[0].prctl[0].by: ESRCH: no task named 'worker-9' "
             "(tasks: worker-0, worker-1, worker-2, worker-3, hog, io-0, ...)");
   EXPECT_EQ(prctl(R"({ cmd = "create", by = "worker-0", pid = "hog-0" })"),
-            "c.toml:28:52: error: config[0].prctl[0].pid: ESRCH: no task named 'hog-0' "
+            "c.toml:24:52: error: config[0].prctl[0].pid: ESRCH: no task named 'hog-0' "
             "(tasks: worker-0, worker-1, worker-2, worker-3, hog, io-0, ...)");
   // A group's name is not one of its tasks' when it has several.
   EXPECT_EQ(prctl(R"({ cmd = "create", by = "worker" })"),
-            "c.toml:28:34: error: config[0].prctl[0].by: ESRCH: no task named 'worker' (the "
+            "c.toml:24:34: error: config[0].prctl[0].by: ESRCH: no task named 'worker' (the "
             "group's tasks are worker-0 to worker-3)");
   for (const char *not_a_task : {"worker-01", "worker-", "worker-4", "worker--1", "Worker-1"})
     EXPECT_NE(prctl(std::string("{ cmd = \"create\", by = \"") + not_a_task + "\" }")
@@ -469,23 +470,23 @@ TEST(ParseScenario, PrctlErrors) {
               std::string::npos)
         << not_a_task;
   EXPECT_EQ(prctl(R"({ cmd = "create", by = "worker-0", pid = 7 })"),
-            "c.toml:28:52: error: config[0].prctl[0].pid: expected a task name, or 0 for the "
+            "c.toml:24:52: error: config[0].prctl[0].pid: expected a task name, or 0 for the "
             "caller, got 7");
   EXPECT_EQ(prctl(R"({ cmd = "destroy", by = "worker-0" })"),
-            "c.toml:28:19: error: config[0].prctl[0].cmd: unknown cmd 'destroy' (expected one "
+            "c.toml:24:19: error: config[0].prctl[0].cmd: unknown cmd 'destroy' (expected one "
             "of: create, share_to, share_from)");
   EXPECT_EQ(prctl(R"({ cmd = "get", by = "worker-0" })"),
-            "c.toml:28:19: error: config[0].prctl[0].cmd: 'get' only reads a cookie, which a "
+            "c.toml:24:19: error: config[0].prctl[0].cmd: 'get' only reads a cookie, which a "
             "scenario has no use for (expected one of: create, share_to, share_from)");
   EXPECT_EQ(prctl(R"({ cmd = "create", by = "worker-0", scope = "process" })"),
-            "c.toml:28:54: error: config[0].prctl[0].scope: unknown scope 'process' (expected "
+            "c.toml:24:54: error: config[0].prctl[0].scope: unknown scope 'process' (expected "
             "one of: thread, thread_group, process_group)");
   EXPECT_EQ(prctl(R"({ by = "worker-0" })"),
-            "c.toml:28:11: error: config[0].prctl[0].cmd: missing required key");
+            "c.toml:24:11: error: config[0].prctl[0].cmd: missing required key");
   EXPECT_EQ(prctl(R"({ cmd = "create" })"),
-            "c.toml:28:11: error: config[0].prctl[0].by: missing required key");
+            "c.toml:24:11: error: config[0].prctl[0].by: missing required key");
   EXPECT_EQ(prctl(R"({ cmd = "create", by = "worker-0", type = "thread" })"),
-            "c.toml:28:47: error: config[0].prctl[0].type: unknown key (expected one of: cmd, "
+            "c.toml:24:46: error: config[0].prctl[0].type: unknown key (expected one of: cmd, "
             "by, pid, scope)");
 
   // Two groups whose task names collide make the name ambiguous, not silently the first.
@@ -496,7 +497,7 @@ phases = [ { run = "1ms" } ]
 name = "c"
 prctl = [ { cmd = "create", by = "worker-1" } ]
 )")),
-            "c.toml:31:34: error: config[0].prctl[0].by: 'worker-1' names a task of group "
+            "c.toml:27:34: error: config[0].prctl[0].by: 'worker-1' names a task of group "
             "'worker' and one of group 'worker-1'; rename a group");
 }
 
@@ -535,29 +536,57 @@ name = "c"
   auto compare = [&](const std::string &body) {
     return error_of(configs + "[[compare]]\n" + body);
   };
-  // Line 32 is the first line of `body`.
+  // Line 29 is the first line of `body`.
   EXPECT_EQ(compare("base = \"a\"\npatched = \"b\"\nreference = \"c\"\n"), "");
   EXPECT_EQ(compare("base = \"a\"\npatched = \"b\"\nreference = \"d\"\n"),
-            "c.toml:34:13: error: compare[0].reference: no config named 'd' (configs: a, b, c)");
+            "c.toml:31:13: error: compare[0].reference: no config named 'd' (configs: a, b, c)");
   EXPECT_EQ(compare("base = \"a\"\npatched = \"a\"\nreference = \"c\"\n"),
-            "c.toml:33:11: error: compare[0].patched: must differ from base (both are 'a')");
+            "c.toml:30:11: error: compare[0].patched: must differ from base (both are 'a')");
   EXPECT_EQ(compare("base = \"a\"\npatched = \"b\"\nreference = \"b\"\n"),
-            "c.toml:34:13: error: compare[0].reference: must differ from base and patched (it is "
+            "c.toml:31:13: error: compare[0].reference: must differ from base and patched (it is "
             "'b'; the overheads are measured from it)");
   EXPECT_EQ(compare("base = \"a\"\nreference = \"c\"\n"),
-            "c.toml:31:1: error: compare[0].patched: missing required key (it names a [[config]])");
+            "c.toml:28:1: error: compare[0].patched: missing required key (it names a [[config]])");
   EXPECT_EQ(compare("base = \"a\"\npatched = \"b\"\nreference = \"c\"\nmetric = \"time\"\n"),
-            "c.toml:35:1: error: compare[0].metric: unknown key (expected one of: base, patched, "
+            "c.toml:32:1: error: compare[0].metric: unknown key (expected one of: base, patched, "
             "reference)");
   EXPECT_EQ(compare("base = 1\n"),
-            "c.toml:32:8: error: compare[0].base: expected a string, got an integer");
+            "c.toml:29:8: error: compare[0].base: expected a string, got an integer");
   EXPECT_EQ(error_of(cookie_scenario("[[compare]]\nbase = \"a\"\n")),
-            "c.toml:27:8: error: compare[0].base: no config named 'a' (the scenario has no "
+            "c.toml:23:8: error: compare[0].base: no config named 'a' (the scenario has no "
             "[[config]])");
-  EXPECT_EQ(error_of(cookie_scenario("compare = 1\n")),
-            "c.toml:26:11: error: compare: expected an array of tables ([[compare]]), got an "
+  EXPECT_EQ(error_of("compare = 1\n" + cookie_scenario("")),
+            "c.toml:1:11: error: compare: expected an array of tables ([[compare]]), got an "
             "integer");
 }
+
+#ifdef SCHEDLAB_SOURCE_DIR
+// The scenarios shipped in scenarios/ must always load; the benchmark one uses every part of
+// the core-scheduling format.
+TEST(LoadScenario, ShippedScenarios) {
+  namespace fs = std::filesystem;
+  int n = 0;
+  for (const auto &e : fs::directory_iterator(fs::path(SCHEDLAB_SOURCE_DIR) / "scenarios")) {
+    if (e.path().extension() != ".toml") continue;
+    ++n;
+    EXPECT_NO_THROW(load_scenario(e.path())) << e.path();
+  }
+  EXPECT_GE(n, 1);
+
+  const Scenario s =
+      load_scenario(fs::path(SCHEDLAB_SOURCE_DIR) / "scenarios" / "wakeup-fastpath.toml");
+  ASSERT_GE(s.configs.size(), 3u);
+  EXPECT_EQ(s.configs[0].name, "No cookie");
+  EXPECT_TRUE(s.configs[0].cookies.empty());
+  ASSERT_EQ(s.configs[1].cookies.size(), 1u);
+  EXPECT_EQ(s.configs[1].cookies[0].group, "worker");
+  EXPECT_EQ(s.configs[1].cookies[0].per, 2);  // the seed mail's 5 pairs of 10 threads
+  ASSERT_GE(s.compares.size(), 1u);
+  EXPECT_EQ(s.compares[0].base, "Cookie");
+  EXPECT_EQ(s.compares[0].patched, "Cookie + patch");
+  EXPECT_EQ(s.compares[0].reference, "No cookie");
+}
+#endif
 
 TEST(LoadScenario, UnreadableFile) {
   try {

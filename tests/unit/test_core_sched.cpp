@@ -1,0 +1,371 @@
+// Core scheduling: cookies set the way users set them (prctl PR_SCHED_CORE), the core-wide pick,
+// forced idle, cookie stealing, and the wakeup fast-path cookie patch with its variants.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+
+#include "experiment/simulation.h"
+#include "kernel_fixture.h"
+#include "observe/checkers.h"
+
+using namespace schedlab;
+using namespace schedlab::kernel;
+using schedlab::testing::KernelFixture;
+using K = schedlab::kernel::Kernel;
+
+// ---------------------------------------------------------------------------------------------
+// prctl(PR_SCHED_CORE) semantics, the cases of tools/testing/selftests/sched/cs_prctl_test.c
+
+namespace {
+struct Prctl : ::testing::Test {
+  KernelFixture f;
+  // Two processes of two threads each in one process group, and a third process elsewhere.
+  task_struct *a0, *a1, *b0, *b1, *c0;
+  void SetUp() override {
+    a0 = f.task("a0"), a1 = f.task("a1"), b0 = f.task("b0"), b1 = f.task("b1"), c0 = f.task("c0");
+    a1->tgid = a0->tgid = a0->pid;
+    b1->tgid = b0->tgid = b0->pid;
+    a0->pgid = a1->pgid = b0->pgid = b1->pgid = a0->pid;
+    c0->pgid = c0->pid;
+  }
+};
+}  // namespace
+
+TEST_F(Prctl, CreateOnAThreadTagsOnlyThatThread) {
+  ASSERT_EQ(f.k.sched_core_share_pid(K::PR_SCHED_CORE_CREATE, a1, K::PIDTYPE_PID, a0), 0);
+  EXPECT_NE(a1->core_cookie, 0u);
+  EXPECT_EQ(a0->core_cookie, 0u);
+  EXPECT_TRUE(f.k.sched_core_enabled(f.k.cpu_rq(0)));
+}
+
+TEST_F(Prctl, CreateOnAThreadGroupTagsEveryThreadOfTheProcess) {
+  ASSERT_EQ(f.k.sched_core_share_pid(K::PR_SCHED_CORE_CREATE, a0, K::PIDTYPE_TGID, c0), 0);
+  EXPECT_NE(a0->core_cookie, 0u);
+  EXPECT_EQ(a0->core_cookie, a1->core_cookie);
+  EXPECT_EQ(b0->core_cookie, 0u);
+  EXPECT_EQ(c0->core_cookie, 0u);  // the caller itself is not tagged
+}
+
+TEST_F(Prctl, CreateOnAProcessGroupTagsEveryTaskOfTheGroup) {
+  ASSERT_EQ(f.k.sched_core_share_pid(K::PR_SCHED_CORE_CREATE, b1, K::PIDTYPE_PGID, c0), 0);
+  for (task_struct *p : {a0, a1, b0, b1}) EXPECT_EQ(p->core_cookie, a0->core_cookie);
+  EXPECT_NE(a0->core_cookie, 0u);
+  EXPECT_EQ(c0->core_cookie, 0u);
+}
+
+TEST_F(Prctl, ShareToGivesTheCallersCookieAndAnUntaggedCallerClearsIt) {
+  f.cookie(a0);
+  ASSERT_EQ(f.k.sched_core_share_pid(K::PR_SCHED_CORE_SHARE_TO, c0, K::PIDTYPE_PID, a0), 0);
+  EXPECT_EQ(c0->core_cookie, a0->core_cookie);
+  ASSERT_EQ(f.k.sched_core_share_pid(K::PR_SCHED_CORE_SHARE_TO, c0, K::PIDTYPE_PID, b0), 0);
+  EXPECT_EQ(c0->core_cookie, 0u);
+}
+
+TEST_F(Prctl, ShareFromCopiesTheTargetsCookieToTheCaller) {
+  f.cookie(b1);
+  ASSERT_EQ(f.k.sched_core_share_pid(K::PR_SCHED_CORE_SHARE_FROM, b1, K::PIDTYPE_PID, c0), 0);
+  EXPECT_EQ(c0->core_cookie, b1->core_cookie);
+  EXPECT_EQ(f.k.sched_core_share_pid(K::PR_SCHED_CORE_SHARE_FROM, b1, K::PIDTYPE_TGID, c0), -EINVAL);
+  EXPECT_EQ(f.k.sched_core_share_pid(K::PR_SCHED_CORE_SHARE_FROM, b1, K::PIDTYPE_PGID, c0), -EINVAL);
+}
+
+TEST_F(Prctl, BadScopeOrCommandIsEinval) {
+  EXPECT_EQ(f.k.sched_core_share_pid(K::PR_SCHED_CORE_CREATE, a0, 3, a0), -EINVAL);
+  EXPECT_EQ(f.k.sched_core_share_pid(9, a0, K::PIDTYPE_PID, a0), -EINVAL);
+}
+
+TEST(PrctlNoSmt, WithoutSmtCoreSchedulingIsEnodev) {
+  TopologySpec s;
+  s.cores_per_llc = 4;  // threads_per_core = 1
+  KernelFixture f(s);
+  task_struct *p = f.task("p");
+  EXPECT_EQ(f.k.sched_core_share_pid(K::PR_SCHED_CORE_CREATE, p, K::PIDTYPE_PID, p), -ENODEV);
+  EXPECT_EQ(p->core_cookie, 0u);
+}
+
+TEST_F(Prctl, ForkInheritsAndTheLastReferenceTurnsCoreSchedulingOff) {
+  f.cookie(a0);
+  task_struct *child = f.task("child");
+  f.k.sched_core_fork(child, a0);
+  EXPECT_EQ(child->core_cookie, a0->core_cookie);
+  EXPECT_EQ(f.k.nr_core_cookies(), 1);
+  f.k.sched_core_free(a0);
+  EXPECT_TRUE(f.k.sched_core_enabled(f.k.cpu_rq(0)));  // the child still holds it
+  f.k.sched_core_free(child);
+  EXPECT_EQ(f.k.nr_core_cookies(), 0);
+  EXPECT_FALSE(f.k.sched_core_enabled(f.k.cpu_rq(0)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The core-wide pick (8 CPUs, 4 cores x 2 threads: CPU n and n + 4 are siblings)
+
+TEST(CorePick, AnUntaggedTaskForcesATaggedSiblingIdle) {
+  KernelFixture f;
+  task_struct *u = f.task("untagged"), *t = f.task("tagged");
+  f.cookie(t);
+  f.k.test_run(u, 0);
+  f.settle(3000000);  // u runs 3 ms: its vruntime is ahead, but relative to its own queue
+  f.k.test_run(t, 4);  // the core-wide pick on CPU 4: t ties with u and wins (current CPU first)
+  EXPECT_EQ(f.k.cpu_rq(4)->curr, t);
+  EXPECT_EQ(f.k.cpu_rq(0)->core_cookie, t->core_cookie);
+  EXPECT_TRUE(u->need_resched);  // CPU 0 is told through an IPI
+  f.settle(3010000);
+  EXPECT_TRUE(f.k.cpu_rq(0)->curr->is_idle_task);
+  EXPECT_TRUE(f.k.sched_core_forceidle(0));  // u is runnable but forced idle
+  EXPECT_EQ(f.k.cpu_rq(0)->core_forceidle_count, 1u);
+}
+
+TEST(CorePick, MatchingCookiesShareTheCore) {
+  KernelFixture f;
+  task_struct *a = f.task("a"), *b = f.task("b");
+  f.cookie(a);
+  f.cookie(b, a);
+  f.k.test_run(a, 0);
+  f.k.test_run(b, 4);
+  f.settle(1000000);
+  EXPECT_EQ(f.k.cpu_rq(0)->curr, a);
+  EXPECT_EQ(f.k.cpu_rq(4)->curr, b);
+  EXPECT_FALSE(f.k.sched_core_forceidle(0));
+  EXPECT_FALSE(f.k.sched_core_forceidle(4));
+}
+
+// Across siblings, priority is vruntime relative to each task's own queue (not the EEVDF
+// deadline); during forced idle the queues' baselines are frozen at the episode's start.
+TEST(CorePick, CrossSiblingPriorityComparesNormalisedVruntime) {
+  KernelFixture f;
+  task_struct *a = f.task("a"), *b = f.task("b");
+  f.k.test_enqueue(a, 0);
+  f.k.test_enqueue(b, 4);
+  struct cfs_rq *c0 = &f.k.cpu_rq(0)->cfs, *c4 = &f.k.cpu_rq(4)->cfs;
+  a->se.vruntime = 5000000, c0->min_vruntime = 1000000;   // a: 4 ms ahead of its queue
+  b->se.vruntime = 10000000, c4->min_vruntime = 9000000;  // b: 1 ms ahead of its queue
+  EXPECT_TRUE(f.k.prio_less(a, b, false));   // a got more service: less important
+  EXPECT_FALSE(f.k.prio_less(b, a, false));
+  // In a forced-idle episode the first comparison snapshots the baselines ...
+  f.k.cpu_rq(0)->core_forceidle_seq = 1;
+  EXPECT_TRUE(f.k.prio_less(a, b, true));
+  // ... and later ones keep them even though b's queue moved on.
+  c4->min_vruntime = 9900000;
+  EXPECT_TRUE(f.k.prio_less(a, b, true));
+  b->se.vruntime = 13500000;  // b ran 3.5 ms more: 4.5 ms over the frozen baseline, behind a
+  EXPECT_TRUE(f.k.prio_less(b, a, true));
+  EXPECT_FALSE(f.k.prio_less(b, a, false));  // but only 3.6 ms over the fresh one
+}
+
+// A lone task whose sibling is forced idle gives way after half a slice (task_tick_core).
+TEST(CorePick, TaskTickCoreEndsALongForcedIdle) {
+  KernelFixture f;
+  task_struct *u = f.task("untagged"), *t = f.task("tagged");
+  f.cookie(t);
+  f.k.test_run(t, 4);
+  f.settle(500000);
+  // Lone tasks compare equal (each against its own queue's min_vruntime): the CPU making the
+  // pick wins the tie, so u takes the core and t is forced idle.
+  f.k.test_run(u, 0);
+  f.settle(510000);
+  EXPECT_EQ(f.k.cpu_rq(0)->curr, u);
+  EXPECT_TRUE(f.k.sched_core_forceidle(4));
+  // Slice 2.8 ms: once u has run > 1.4 ms, a tick reschedules CPU 0; against the baselines
+  // frozen when the forced idle began, t is now owed service and takes the core.
+  f.settle(2600000);
+  EXPECT_EQ(f.k.cpu_rq(4)->curr, t);
+  EXPECT_TRUE(f.k.sched_core_forceidle(0));
+  EXPECT_GE(u->core_forceidle_sum, 1400000u);  // t's forced idle was charged to the running u
+}
+
+TEST(CorePick, StealTakesTheCoresCookieFromAnotherCore) {
+  KernelFixture f;
+  task_struct *x1 = f.task("x1"), *x3 = f.task("x3"), *x2 = f.task("x2"), *y = f.task("y");
+  f.cookie(x1);
+  f.cookie(x2, x1);
+  f.cookie(x3, x1);
+  f.cookie(y);
+  f.k.test_run(x2, 1);
+  f.k.test_enqueue(x3, 1);
+  f.k.test_run(y, 4);   // core {0,4} runs y's cookie...
+  f.settle(2000000);    // ... for 2 ms
+  f.k.test_run(x1, 0);  // x1 (no service) beats y (2 ms): the core switches to cookie x
+  f.settle(2100000);
+  EXPECT_EQ(f.k.cpu_rq(0)->curr, x1);
+  EXPECT_EQ(f.k.cpu_rq(0)->core_cookie, x1->core_cookie);
+  // CPU 4 is forced idle with y queued; it steals x3 (cookie x) from CPU 1.
+  EXPECT_EQ(x3->cpu, 4);
+  EXPECT_EQ(f.k.cpu_rq(4)->curr, x3);
+  EXPECT_GE(x3->se.nr_migrations, 1u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// "Add more core cookie check in wake up fast path": each fast path skips an idle CPU whose
+// sibling runs a foreign cookie with the patch, and takes it without.
+
+namespace {
+struct FastPath : ::testing::TestWithParam<const char *> {
+  std::unique_ptr<KernelFixture> f;
+  task_struct *foreign = nullptr, *p = nullptr;
+  void make(bool patched) {
+    KernelConfig cfg;
+    if (patched) cfg.features.on[*find_feature(GetParam())] = true;
+    f = std::make_unique<KernelFixture>(KernelFixture::default_spec(), cfg);
+    f->k.sd_llc_shared(0)->nr_idle_scan = 8;
+    foreign = f->task("foreign");
+    f->cookie(foreign);
+    f->k.test_run(foreign, 1);  // CPU 5 is idle, but its core runs `foreign`'s cookie
+    p = f->sleeper(5);
+    f->cookie(p);
+  }
+  // The core's cookie is p's, or the whole core is idle.
+  bool compatible(int cpu) { return f->k.sched_core_cookie_match(f->k.cpu_rq(cpu), p); }
+};
+}  // namespace
+
+TEST_P(FastPath, TargetStep) {
+  for (bool patched : {false, true}) {
+    make(patched);
+    f->k.set_idle_cores(5, 1);
+    const int cpu = f->k.select_idle_sibling(p, 5, 5);
+    if (patched)
+      EXPECT_TRUE(compatible(cpu) && cpu != 5) << cpu;
+    else
+      EXPECT_EQ(cpu, 5);
+  }
+}
+
+TEST_P(FastPath, PrevStep) {
+  for (bool patched : {false, true}) {
+    make(patched);
+    f->hog(2);  // the waker's CPU, the affine target, is busy
+    f->k.set_idle_cores(5, 1);
+    p->recent_used_cpu = 2;
+    const int cpu = f->k.select_idle_sibling(p, 5, 2);
+    if (patched)
+      EXPECT_TRUE(compatible(cpu) && cpu != 5) << cpu;
+    else
+      EXPECT_EQ(cpu, 5);
+  }
+}
+
+TEST_P(FastPath, RecentUsedCpuStep) {
+  for (bool patched : {false, true}) {
+    make(patched);
+    for (int c : {0, 4, 2}) f->hog(c);  // prev 0's core is full, target 2 busy
+    f->k.set_idle_cores(5, 1);
+    p->recent_used_cpu = 5;
+    const int cpu = f->k.select_idle_sibling(p, 0, 2);
+    if (patched)
+      EXPECT_TRUE(compatible(cpu) && cpu != 5) << cpu;
+    else
+      EXPECT_EQ(cpu, 5);
+  }
+}
+
+TEST_P(FastPath, SelectIdleSmtStep) {
+  for (bool patched : {false, true}) {
+    make(patched);
+    f->k.set_idle_cores(1, 0);  // no idle core advertised: the siblings of prev are tried
+    sched_domain *sd = f->k.sd_llc(1);
+    const int cpu = f->k.select_idle_smt(p, sd, 1);
+    if (patched)
+      EXPECT_EQ(cpu, -1);
+    else
+      EXPECT_EQ(cpu, 5);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, FastPath,
+                         ::testing::Values("CORE_COOKIE_FASTPATH", "CORE_COOKIE_FASTPATH_CPU_MATCH",
+                                           "CORE_COOKIE_FASTPATH_IDLE_CORES"));
+
+TEST(FastPathFeatures, TheThreeVariantsAreExclusive) {
+  Features fs;
+  fs.on[__SCHED_FEAT_CORE_COOKIE_FASTPATH] = true;
+  EXPECT_EQ(validate_features(fs), "");
+  fs.on[__SCHED_FEAT_CORE_COOKIE_FASTPATH_CPU_MATCH] = true;
+  EXPECT_NE(validate_features(fs), "");
+}
+
+// [PATCH 1/4]: a tagged task may use a fully idle core whose stale core cookie differs.
+TEST(SelectIdleCpuPatch, IdleCoreWithAStaleCookieIsAccepted) {
+  for (bool patched : {false, true}) {
+    KernelConfig cfg;
+    cfg.features.on[__SCHED_FEAT_CORE_COOKIE_SELECT_IDLE_CPU] = patched;
+    KernelFixture f(KernelFixture::default_spec(), cfg);
+    task_struct *p = f.task("p");
+    f.cookie(p);
+    EXPECT_EQ(f.k.__select_idle_cpu(3, p), patched ? 3 : -1);  // core {3,7}: idle, cookie 0
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Whole runs with cookies: accounting and safety
+
+namespace {
+const char *kPairs = R"toml(
+[scenario]
+name = "pairs"
+[machine]
+cores_per_llc = 2
+threads_per_core = 2
+[[group]]
+name = "w"
+count = 6
+loops = 300
+phases = [ { run = "uniform(0ms, 4ms)" }, { sleep = "uniform(0ms, 6ms)" } ]
+[[config]]
+name = "Cookie"
+cookies = [ { group = "w", per = 2 } ]
+[[config]]
+name = "Cookie + patch"
+cookies = [ { group = "w", per = 2 } ]
+features = { CORE_COOKIE_FASTPATH = true }
+)toml";
+}  // namespace
+
+TEST(CoreSchedRun, EveryNanosecondIsBusyIdleOrForcedIdle) {
+  const auto s = scenario::parse_scenario(kPairs, "pairs.toml");
+  for (const char *config : {"Cookie", "Cookie + patch"}) {
+    const auto c = experiment::choose_config(s, config, {}, {});
+    experiment::Simulation sim(s, c.name, c.kernel, 7);
+    const auto r = sim.run();
+    Time busy = 0, forced = 0, runtime = 0, charged = 0;
+    for (const auto &cpu : r.metrics.cpus) {
+      EXPECT_EQ(cpu.busy_ns + cpu.idle_ns + cpu.forceidle_ns, r.metrics.end_ns) << config;
+      busy += cpu.busy_ns;
+      forced += cpu.forceidle_ns;
+    }
+    for (const auto &t : r.metrics.tasks) {
+      runtime += t.runtime_ns;
+      charged += t.core_forceidle_sum_ns;
+    }
+    EXPECT_EQ(runtime, busy);
+    EXPECT_GT(forced, 0u) << config;
+    // On SMT2 the forced idle of a CPU is charged, tick by tick, to the task on its sibling.
+    EXPECT_NEAR(static_cast<double>(charged), static_cast<double>(forced), 0.01 * static_cast<double>(forced));
+  }
+}
+
+TEST(CoreSchedRun, DifferentCookiesNeverShareACoreLongerThanAnIpi) {
+  const auto s = scenario::parse_scenario(kPairs, "pairs.toml");
+  for (const char *config : {"Cookie", "Cookie + patch"}) {
+    const auto c = experiment::choose_config(s, config, {}, {});
+    experiment::Simulation sim(s, c.name, c.kernel, 3);
+    Topology topo(s.topology);
+    observe::CoreSafetyChecker check(topo);
+    sim.add_tracer(&check);
+    const auto r = sim.run();
+    check.finish(r.metrics.end_ns);
+    EXPECT_GT(check.overlaps(), 0u) << "the IPI window exists, so overlaps must be seen";
+    EXPECT_LE(check.max_overlap_ns(), s.costs.wakeup_ipi_ns) << config;
+  }
+}
+
+TEST(CoreSchedRun, ThePatchReducesForcedIdleOnTheFlagship) {
+  const auto s = scenario::load_scenario(std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios/wakeup-fastpath.toml");
+  Time fi[2] = {0, 0};
+  int i = 0;
+  for (const char *config : {"Cookie", "Cookie + patch"}) {
+    const auto c = experiment::choose_config(s, config, {}, {});
+    for (u64 seed = 1; seed <= 3; seed++) fi[i] += experiment::Simulation(s, c.name, c.kernel, seed).run().metrics.forceidle_ns;
+    i++;
+  }
+  EXPECT_LT(fi[1], fi[0]);
+}
