@@ -2,6 +2,7 @@
 // events per second (counters sim_s_per_s and events_per_s).
 #include <benchmark/benchmark.h>
 
+#include "experiment/experiment.h"
 #include "experiment/simulation.h"
 
 using namespace schedlab;
@@ -23,3 +24,20 @@ static void BM_WakeupFastpath_NoCookie(benchmark::State &state) {
       benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_WakeupFastpath_NoCookie)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+// The seed mail's three configurations on 30 common seeds, on one thread (target: < 2 s).
+static void BM_WakeupFastpath_Seed3x30_Jobs1(benchmark::State &state) {
+  const auto s = scenario::load_scenario(std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios/wakeup-fastpath.toml");
+  experiment::ExperimentOptions o;
+  o.configs = {"No cookie", "Cookie", "Cookie + patch"};
+  o.runs = 30;
+  o.jobs = 1;
+  u64 events = 0;
+  for (auto _ : state) {
+    const auto r = experiment::run_experiment(s, o);
+    for (const auto &c : r.configs)
+      for (const auto &run : c.runs) events += run.events;
+  }
+  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_WakeupFastpath_Seed3x30_Jobs1)->Unit(benchmark::kSecond)->Iterations(3);

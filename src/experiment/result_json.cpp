@@ -59,6 +59,12 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
   j["forceidle_s"] = static_cast<double>(m.forceidle_ns) / 1e9;
   j["events"] = r.events;
   j["wakeup_latency_ns"] = histogram_json(m.wakeup_latency);
+  ordered_json sis;
+  sis["calls"] = r.sis.calls;
+  sis["idle_tests"] = r.sis.idle_tests;
+  sis["idle_tests_per_call"] =
+      r.sis.calls ? static_cast<double>(r.sis.idle_tests) / static_cast<double>(r.sis.calls) : 0.0;
+  j["select_idle_sibling"] = sis;
 
   Time busy = 0, total = 0;
   ordered_json cpus = ordered_json::array();

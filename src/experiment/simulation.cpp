@@ -304,6 +304,7 @@ RunResult Simulation::run() {
   for (const auto &w : work_) tasks.push_back(w.p);
   r.metrics = metrics_->finish(end, tasks);
   r.events = nr;
+  r.sis = kernel_->sis_stats();
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -23,6 +23,7 @@ struct RunResult {
   kernel::KernelConfig kernel;
   observe::RunMetrics metrics;
   u64 events = 0;
+  kernel::Kernel::SisStats sis;
   double wall_s = 0;  // host time, never part of the deterministic result
 };
 

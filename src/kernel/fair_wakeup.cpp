@@ -257,6 +257,14 @@ int Kernel::select_idle_cpu(task_struct *p, sched_domain *sd, bool has_idle_core
 }
 
 int Kernel::select_idle_sibling(task_struct *p, int prev, int target) {
+  sis_calls_++;
+  in_sis_ = true;
+  const int cpu = __select_idle_sibling(p, prev, target);
+  in_sis_ = false;
+  return cpu;
+}
+
+int Kernel::__select_idle_sibling(task_struct *p, int prev, int target) {
   // MODEL: symmetric capacity only, so asym_fits_cpu() is always true and the
   // SD_ASYM_CPUCAPACITY branch never runs (docs/model.md).
 

@@ -60,7 +60,17 @@ class Kernel {
 
   // ---- core.c ----
   bool idle_cpu(int cpu) const;
-  bool available_idle_cpu(int cpu) const { return idle_cpu(cpu); }  // no vCPU preemption here
+  // No vCPU preemption on bare metal. Counts its uses inside select_idle_sibling(): the
+  // idle-CPU search work a placement costs.
+  bool available_idle_cpu(int cpu) const {
+    if (in_sis_) sis_idle_tests_++;
+    return idle_cpu(cpu);
+  }
+  struct SisStats {
+    u64 calls = 0;       // select_idle_sibling() calls
+    u64 idle_tests = 0;  // available_idle_cpu() tests made by them (cookie checks included)
+  };
+  SisStats sis_stats() const { return SisStats{sis_calls_, sis_idle_tests_}; }
   bool sched_idle_cpu(int cpu) const;
   bool cpus_share_cache(int a, int b) const;
   bool cpus_share_resources(int a, int b) const;
@@ -102,6 +112,7 @@ class Kernel {
   int wake_affine_idle(task_struct *p, int this_cpu, int prev_cpu, bool sync);
   int wake_affine_weight(sched_domain *sd, task_struct *p, int this_cpu, int prev_cpu, bool sync);
   int select_idle_sibling(task_struct *p, int prev, int target);
+  int __select_idle_sibling(task_struct *p, int prev, int target);
   int select_idle_smt(task_struct *p, sched_domain *sd, int target);
   int select_idle_core(task_struct *p, int core, CpuMask &cpus, int *idle_cpu);
   int select_idle_cpu(task_struct *p, sched_domain *sd, bool has_idle_core, int target);
@@ -250,6 +261,9 @@ class Kernel {
   std::vector<sim::EventQueue::TimerId> tick_timer_, ipi_timer_;
   std::vector<int> pending_resched_;  // CPUs to reschedule at the end of the current event
   int next_pid_ = 1;
+  bool in_sis_ = false;
+  u64 sis_calls_ = 0;
+  mutable u64 sis_idle_tests_ = 0;
   bool sched_core_active_ = false;  // the __sched_core_enabled static key
   unsigned long next_cookie_ = 1;
   std::map<unsigned long, int> cookie_refs_;  // live cookies and their reference counts

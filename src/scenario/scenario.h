@@ -33,9 +33,10 @@ struct TaskGroupSpec {
   bool stress = false;      // never sleeps, never ends
   std::uint64_t loops = 1;  // repeat the phases this many times, then exit
   std::vector<Phase> phases;
-  Dist start;    // delay before the task is forked
+  Dist start;  // delay before the task is forked
   // Processes: every `threads_per_process` consecutive tasks of the group are the threads of
   // one process (thread group); 0 = the whole group is one process (a multi-threaded program).
+  // At most count; need not divide it (the last process takes the remainder).
   int threads_per_process = 0;
   // Process group: groups that name the same pgrp share one; default: the group's name.
   std::string pgrp;
@@ -76,6 +77,7 @@ struct CompareSpec {
   std::string base;       // e.g. "Cookie"
   std::string patched;    // e.g. "Cookie + patch"
   std::string reference;  // e.g. "No cookie"; overhead = completion time - reference's
+  // All three name configs; the reader checks base != patched and reference != both.
   int line = 0;
 };
 
