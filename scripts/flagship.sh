@@ -5,4 +5,4 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$(nproc)"
-./build/release/schedlab run scenarios/wakeup-fastpath.toml --config "No cookie" --json build/release/wakeup-fastpath.json
+./build/release/schedlab experiment scenarios/wakeup-fastpath.toml --runs 10 --json build/release/wakeup-fastpath.json
