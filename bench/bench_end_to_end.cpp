@@ -27,7 +27,8 @@ BENCHMARK(BM_WakeupFastpath_NoCookie)->Unit(benchmark::kMillisecond)->MinTime(2.
 
 // The seed mail's three configurations on 30 common seeds, on one thread (target: < 2 s).
 static void BM_WakeupFastpath_Seed3x30_Jobs1(benchmark::State &state) {
-  const auto s = scenario::load_scenario(std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios/wakeup-fastpath.toml");
+  const auto s =
+      scenario::load_scenario(std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios/wakeup-fastpath.toml");
   experiment::ExperimentOptions o;
   o.configs = {"No cookie", "Cookie", "Cookie + patch"};
   o.runs = 30;
@@ -38,6 +39,7 @@ static void BM_WakeupFastpath_Seed3x30_Jobs1(benchmark::State &state) {
     for (const auto &c : r.configs)
       for (const auto &run : c.runs) events += run.events;
   }
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_WakeupFastpath_Seed3x30_Jobs1)->Unit(benchmark::kSecond)->Iterations(3);

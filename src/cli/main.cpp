@@ -49,7 +49,8 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
   }
   std::unique_ptr<experiment::Simulation> sim;
   try {
-    sim = std::make_unique<experiment::Simulation>(s, choice.name, choice.kernel, seed.value_or(s.seed));
+    sim = std::make_unique<experiment::Simulation>(s, choice.name, choice.kernel,
+                                                   seed.value_or(s.seed));
   } catch (const std::invalid_argument &e) {
     std::fprintf(stderr, "schedlab run: %s\n", e.what());
     return kExitBadInput;

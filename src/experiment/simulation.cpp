@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cerrno>
-#include <map>
 #include <chrono>
+#include <map>
 #include <stdexcept>
 
 namespace schedlab::experiment {
@@ -96,11 +96,16 @@ void Simulation::assign_processes() {
 
 static const char *errno_name(int err) {
   switch (-err) {
-    case ENODEV: return "ENODEV";
-    case EINVAL: return "EINVAL";
-    case ESRCH: return "ESRCH";
-    case ENOMEM: return "ENOMEM";
-    case EPERM: return "EPERM";
+    case ENODEV:
+      return "ENODEV";
+    case EINVAL:
+      return "EINVAL";
+    case ESRCH:
+      return "ESRCH";
+    case ENOMEM:
+      return "ENOMEM";
+    case EPERM:
+      return "EPERM";
   }
   return "error";
 }
@@ -119,8 +124,8 @@ void Simulation::apply_cookies() {
     const int err = k.sched_core_share_pid(cmd, target, type, current);
     if (err)
       throw std::invalid_argument(s_.file + ":" + std::to_string(line) + ": configuration \"" +
-                                  config_name_ + "\": prctl(PR_SCHED_CORE) failed: " +
-                                  errno_name(err));
+                                  config_name_ +
+                                  "\": prctl(PR_SCHED_CORE) failed: " + errno_name(err));
   };
   for (const auto &sh : spec->cookies) {
     std::vector<task_struct *> members;

@@ -37,9 +37,10 @@ std::string run_summary(const RunResult &r, const scenario::Scenario &s) {
     busy += c.busy_ns;
     total += c.busy_ns + c.idle_ns + c.forceidle_ns;
     if (m.cpus.size() <= 64)
-      per_cpu += fmt::format(" {}:{:.0f}%", c.cpu,
-                             100.0 * static_cast<double>(c.busy_ns) /
-                                 static_cast<double>(std::max<Time>(1, c.busy_ns + c.idle_ns + c.forceidle_ns)));
+      per_cpu += fmt::format(
+          " {}:{:.0f}%", c.cpu,
+          100.0 * static_cast<double>(c.busy_ns) /
+              static_cast<double>(std::max<Time>(1, c.busy_ns + c.idle_ns + c.forceidle_ns)));
   }
   out += fmt::format(
       "CPU busy: {:.1f}% overall;{}\n",
@@ -47,10 +48,12 @@ std::string run_summary(const RunResult &r, const scenario::Scenario &s) {
   if (m.forceidle_ns) {
     Time charged = 0;
     for (const auto &tm : m.tasks) charged += tm.core_forceidle_sum_ns;
-    out += fmt::format("forced idle: {:.3f} CPU-s ({:.2f}% of CPU time); charged to running tasks (core_forceidle_sum): {:.3f} s\n",
-                       static_cast<double>(m.forceidle_ns) / 1e9,
-                       100.0 * static_cast<double>(m.forceidle_ns) / static_cast<double>(std::max<Time>(1, total)),
-                       static_cast<double>(charged) / 1e9);
+    out += fmt::format(
+        "forced idle: {:.3f} CPU-s ({:.2f}% of CPU time); charged to running tasks "
+        "(core_forceidle_sum): {:.3f} s\n",
+        static_cast<double>(m.forceidle_ns) / 1e9,
+        100.0 * static_cast<double>(m.forceidle_ns) / static_cast<double>(std::max<Time>(1, total)),
+        static_cast<double>(charged) / 1e9);
   }
   if (m.tasks.size() <= 32) {
     out += fmt::format("{:>6} {:<16} {:>12} {:>12} {:>12} {:>6} {:>7}\n", "pid", "comm",

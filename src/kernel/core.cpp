@@ -458,7 +458,9 @@ namespace schedlab::kernel {
 
 namespace {
 // __task_prio(): lower is more important. Only the fair and idle classes exist here.
-int task_prio(const task_struct *p) { return p->is_idle_task ? 140 : 119; }
+int task_prio(const task_struct *p) {
+  return p->is_idle_task ? 140 : 119;
+}
 }  // namespace
 
 // prio_less(a, b): a is less important than b.

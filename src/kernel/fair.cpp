@@ -67,15 +67,22 @@ void Kernel::avg_vruntime_sub(struct cfs_rq *cfs_rq, sched_entity *se) {
   cfs_rq->avg_load -= static_cast<u64>(w);
 }
 
-u64 Kernel::avg_vruntime(struct cfs_rq *cfs_rq) const {
+// The queue's sums of w_i (v_i - v0) and of w_i with curr included: the numerator and
+// denominator of V - v0.
+static void avg_vruntime_sums(const struct cfs_rq *cfs_rq, s64 *avg, s64 *load) {
   const sched_entity *curr = cfs_rq->curr;
-  s64 avg = cfs_rq->avg_vruntime;
-  s64 load = static_cast<s64>(cfs_rq->avg_load);
+  *avg = cfs_rq->avg_vruntime;
+  *load = static_cast<s64>(cfs_rq->avg_load);
   if (curr && curr->on_rq) {
     const s64 w = static_cast<s64>(curr->weight);
-    avg += entity_key(cfs_rq, curr) * w;
-    load += w;
+    *avg += entity_key(cfs_rq, curr) * w;
+    *load += w;
   }
+}
+
+u64 Kernel::avg_vruntime(struct cfs_rq *cfs_rq) const {
+  s64 avg, load;
+  avg_vruntime_sums(cfs_rq, &avg, &load);
   if (load) {
     if (avg < 0) avg -= (load - 1);  // round towards -inf, as the kernel does
     avg = div_s64(avg, load);
@@ -85,14 +92,8 @@ u64 Kernel::avg_vruntime(struct cfs_rq *cfs_rq) const {
 
 // Eligible iff vruntime <= V, tested without dividing: sum w_i (v_i - v0) >= (v - v0) sum w_i.
 bool Kernel::entity_eligible(struct cfs_rq *cfs_rq, sched_entity *se) const {
-  const sched_entity *curr = cfs_rq->curr;
-  s64 avg = cfs_rq->avg_vruntime;
-  s64 load = static_cast<s64>(cfs_rq->avg_load);
-  if (curr && curr->on_rq) {
-    const s64 w = static_cast<s64>(curr->weight);
-    avg += entity_key(cfs_rq, curr) * w;
-    load += w;
-  }
+  s64 avg, load;
+  avg_vruntime_sums(cfs_rq, &avg, &load);
   return avg >= static_cast<s64>(se->vruntime - cfs_rq->min_vruntime) * load;
 }
 
@@ -415,7 +416,8 @@ void Kernel::task_tick_core(struct rq *rq, task_struct *curr) {
   if (!sched_core_enabled(rq)) return;
   const sched_entity *se = &curr->se;
   if (rq->core->core_forceidle_count && rq->cfs.nr_queued == 1 &&
-      (se->sum_exec_runtime - se->prev_sum_exec_runtime) * MIN_NR_TASKS_DURING_FORCEIDLE > se->slice)
+      (se->sum_exec_runtime - se->prev_sum_exec_runtime) * MIN_NR_TASKS_DURING_FORCEIDLE >
+          se->slice)
     resched_curr(rq);
 }
 

@@ -75,10 +75,13 @@ int Kernel::select_task_rq_fair(task_struct *p, int prev_cpu, int wake_flags) {
 int Kernel::wake_affine_idle(task_struct *p, int this_cpu, int prev_cpu, bool sync) {
   // [PATCH 3/4]: an idle CPU only counts if p could run there without forcing a sibling idle.
   const bool cookies = sched_feat(CORE_COOKIE_WAKE_AFFINE);
-  auto match = [&](int cpu, bool s) { return !cookies || sched_core_cookie_match(cpu_rq(cpu), p, s); };
+  auto match = [&](int cpu, bool s) {
+    return !cookies || sched_core_cookie_match(cpu_rq(cpu), p, s);
+  };
   // An idle waker CPU sharing the cache with prev: prev if it is idle too (its cache is warm),
   // else the waker's.
-  if (available_idle_cpu(this_cpu) && cpus_share_cache(this_cpu, prev_cpu) && match(this_cpu, false))
+  if (available_idle_cpu(this_cpu) && cpus_share_cache(this_cpu, prev_cpu) &&
+      match(this_cpu, false))
     return available_idle_cpu(prev_cpu) && match(prev_cpu, false) ? prev_cpu : this_cpu;
   if (sync) {
     const struct rq *rq = cpu_rq(this_cpu);
@@ -146,8 +149,9 @@ void Kernel::__update_idle_core(struct rq *rq) {
 int Kernel::__select_idle_cpu(int cpu, task_struct *p) {
   if (!(available_idle_cpu(cpu) || sched_idle_cpu(cpu))) return -1;
   // [PATCH 1/4] accepts a whole idle core whatever its stale core cookie.
-  const bool match = sched_feat(CORE_COOKIE_SELECT_IDLE_CPU) ? sched_core_cookie_match(cpu_rq(cpu), p)
-                                                             : sched_cpu_cookie_match(cpu_rq(cpu), p);
+  const bool match = sched_feat(CORE_COOKIE_SELECT_IDLE_CPU)
+                         ? sched_core_cookie_match(cpu_rq(cpu), p)
+                         : sched_cpu_cookie_match(cpu_rq(cpu), p);
   return match ? cpu : -1;
 }
 
@@ -189,7 +193,8 @@ int Kernel::select_idle_smt(task_struct *p, sched_domain *sd, int target) {
   // [PATCH 1/4]: the siblings share the core cookie, so one check covers them all.
   if (sched_feat(CORE_COOKIE_SELECT_IDLE_CPU) && !sched_core_cookie_match(cpu_rq(target), p))
     return -1;
-  const bool checked = sched_feat(CORE_COOKIE_FASTPATH) || sched_feat(CORE_COOKIE_FASTPATH_CPU_MATCH) ||
+  const bool checked = sched_feat(CORE_COOKIE_FASTPATH) ||
+                       sched_feat(CORE_COOKIE_FASTPATH_CPU_MATCH) ||
                        sched_feat(CORE_COOKIE_FASTPATH_IDLE_CORES);
   int found = -1;
   const CpuMask &smt = cpu_smt_mask(target);
@@ -276,7 +281,8 @@ int Kernel::__select_idle_sibling(task_struct *p, int prev, int target) {
   // (2) prev is idle and shares the cache with target: its cache may still be warm.
   int prev_aff = -1;
   if (prev != target && cpus_share_cache(prev, target) &&
-      (available_idle_cpu(prev) || sched_idle_cpu(prev)) && sis_fastpath_cookie_ok(prev, p, target)) {
+      (available_idle_cpu(prev) || sched_idle_cpu(prev)) &&
+      sis_fastpath_cookie_ok(prev, p, target)) {
     if (!cluster_active_ || cpus_share_resources(prev, target)) return prev;
     prev_aff = prev;
   }
@@ -475,7 +481,8 @@ static int find_dst_group_cpu(const Kernel &k, const sched_group *group, task_st
 int Kernel::sched_balance_find_dst_group_cpu(const sched_group *group, task_struct *p,
                                              int this_cpu) {
   if (group->span.weight() == 1) return group->span.first();
-  if (!sched_feat(CORE_COOKIE_FIND_DST_FALLBACK)) return find_dst_group_cpu(*this, group, p, this_cpu, 0);
+  if (!sched_feat(CORE_COOKIE_FIND_DST_FALLBACK))
+    return find_dst_group_cpu(*this, group, p, this_cpu, 0);
   const int cpu = find_dst_group_cpu(*this, group, p, this_cpu, 1);
   return cpu >= 0 ? cpu : find_dst_group_cpu(*this, group, p, this_cpu, 2);
 }

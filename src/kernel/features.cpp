@@ -20,8 +20,7 @@ std::string validate_features(const Features &f) {
     if (!f.on[id]) continue;
     on += (n++ ? " and " : "") + std::string(kFeatures[id].name);
   }
-  if (n > 1)
-    return on + " are alternative versions of one patch: enable at most one";
+  if (n > 1) return on + " are alternative versions of one patch: enable at most one";
   return "";
 }
 

@@ -10,29 +10,29 @@
 namespace schedlab::kernel {
 
 // SCHED_FEAT(name, default)
-#define SCHEDLAB_SCHED_FEATURES(SCHED_FEAT)     \
-  /* EEVDF placement and preemption (fair.c) */ \
-  SCHED_FEAT(PLACE_LAG, true)                   \
-  SCHED_FEAT(PLACE_DEADLINE_INITIAL, true)      \
-  SCHED_FEAT(PLACE_REL_DEADLINE, true)          \
-  SCHED_FEAT(RUN_TO_PARITY, true)               \
-  SCHED_FEAT(PREEMPT_SHORT, true)               \
-  SCHED_FEAT(DELAY_DEQUEUE, true)               \
-  SCHED_FEAT(DELAY_ZERO, true)                  \
-  SCHED_FEAT(WAKEUP_PREEMPTION, true)           \
-  /* Wakeup path (core.c, fair.c) */            \
-  SCHED_FEAT(TTWU_QUEUE, true)                  \
-  SCHED_FEAT(SIS_UTIL, true)                    \
-  SCHED_FEAT(WA_IDLE, true)                     \
-  SCHED_FEAT(WA_WEIGHT, true)                   \
+#define SCHEDLAB_SCHED_FEATURES(SCHED_FEAT)                                                  \
+  /* EEVDF placement and preemption (fair.c) */                                              \
+  SCHED_FEAT(PLACE_LAG, true)                                                                \
+  SCHED_FEAT(PLACE_DEADLINE_INITIAL, true)                                                   \
+  SCHED_FEAT(PLACE_REL_DEADLINE, true)                                                       \
+  SCHED_FEAT(RUN_TO_PARITY, true)                                                            \
+  SCHED_FEAT(PREEMPT_SHORT, true)                                                            \
+  SCHED_FEAT(DELAY_DEQUEUE, true)                                                            \
+  SCHED_FEAT(DELAY_ZERO, true)                                                               \
+  SCHED_FEAT(WAKEUP_PREEMPTION, true)                                                        \
+  /* Wakeup path (core.c, fair.c) */                                                         \
+  SCHED_FEAT(TTWU_QUEUE, true)                                                               \
+  SCHED_FEAT(SIS_UTIL, true)                                                                 \
+  SCHED_FEAT(WA_IDLE, true)                                                                  \
+  SCHED_FEAT(WA_WEIGHT, true)                                                                \
   SCHED_FEAT(WA_BIAS, true)                                                                  \
-  /* Core scheduling patches under study; off = the kernel as released. Sieber, "[PATCH 0/4]  \
-     sched/fair: Core sched wake up path improvements" (Sep 2025): */                         \
-  SCHED_FEAT(CORE_COOKIE_SELECT_IDLE_CPU, false)   /* 1/4: __select_idle_cpu core match */    \
-  SCHED_FEAT(CORE_COOKIE_FIND_DST_FALLBACK, false) /* 2/4: idlest CPU without a match */      \
-  SCHED_FEAT(CORE_COOKIE_WAKE_AFFINE, false)       /* 3/4: cookie checks in wake_affine */    \
-  /* "sched/fair: Add more core cookie check in wake up fast path" (Nov 2025), as posted,     \
-     and the two alternatives of its review (enable at most one of the three): */             \
+  /* Core scheduling patches under study; off = the kernel as released. Sieber, "[PATCH 0/4] \
+     sched/fair: Core sched wake up path improvements" (Sep 2025): */                        \
+  SCHED_FEAT(CORE_COOKIE_SELECT_IDLE_CPU, false)   /* 1/4: __select_idle_cpu core match */   \
+  SCHED_FEAT(CORE_COOKIE_FIND_DST_FALLBACK, false) /* 2/4: idlest CPU without a match */     \
+  SCHED_FEAT(CORE_COOKIE_WAKE_AFFINE, false)       /* 3/4: cookie checks in wake_affine */   \
+  /* "sched/fair: Add more core cookie check in wake up fast path" (Nov 2025), as posted,    \
+     and the two alternatives of its review (enable at most one of the three): */            \
   SCHED_FEAT(CORE_COOKIE_FASTPATH, false)                                                    \
   SCHED_FEAT(CORE_COOKIE_FASTPATH_CPU_MATCH, false)                                          \
   SCHED_FEAT(CORE_COOKIE_FASTPATH_IDLE_CORES, false)

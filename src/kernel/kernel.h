@@ -133,11 +133,17 @@ class Kernel {
   int sched_balance_newidle(struct rq *rq);
 
   // ---- core.c / core_sched.c: core scheduling ----
-  bool sched_core_enabled(const struct rq *rq) const { return sched_core_active_ && rq->core_enabled; }
+  bool sched_core_enabled(const struct rq *rq) const {
+    return sched_core_active_ && rq->core_enabled;
+  }
   // prctl(PR_SCHED_CORE, cmd, pid, type, 0) run by `current`; target nullptr = current.
   // Returns 0 or a negative errno (-ENODEV, -EINVAL, -ENOMEM), as the kernel does.
-  enum { PR_SCHED_CORE_GET = 0, PR_SCHED_CORE_CREATE = 1, PR_SCHED_CORE_SHARE_TO = 2,
-         PR_SCHED_CORE_SHARE_FROM = 3 };
+  enum {
+    PR_SCHED_CORE_GET = 0,
+    PR_SCHED_CORE_CREATE = 1,
+    PR_SCHED_CORE_SHARE_TO = 2,
+    PR_SCHED_CORE_SHARE_FROM = 3
+  };
   enum { PIDTYPE_PID = 0, PIDTYPE_TGID = 1, PIDTYPE_PGID = 2 };
   int sched_core_share_pid(unsigned int cmd, task_struct *target, int type, task_struct *current);
   unsigned long sched_core_update_cookie(task_struct *p, unsigned long cookie);
@@ -267,7 +273,7 @@ class Kernel {
   bool sched_core_active_ = false;  // the __sched_core_enabled static key
   unsigned long next_cookie_ = 1;
   std::map<unsigned long, int> cookie_refs_;  // live cookies and their reference counts
-  int this_cpu_ = 0;  // smp_processor_id() of the code being run
+  int this_cpu_ = 0;                          // smp_processor_id() of the code being run
 };
 
 }  // namespace schedlab::kernel

@@ -134,7 +134,7 @@ struct task_struct {
   unsigned long core_cookie = 0;  // 0 = untagged
   bool core_node_queued = false;  // in its rq's core_tree
   unsigned int core_occupation = 0;
-  u64 core_forceidle_sum = 0;     // se.stats.core_forceidle_sum
+  u64 core_forceidle_sum = 0;  // se.stats.core_forceidle_sum
   u64 nr_switches = 0, nr_voluntary_switches = 0, nr_involuntary_switches = 0;
 };
 
@@ -220,8 +220,9 @@ struct rq {
   // The core tree: tagged queued tasks by (cookie, priority at insertion). MODEL: a sorted
   // vector instead of an rbtree, with the same order (docs/model.md).
   std::vector<task_struct *> core_tree;
-  bool core_balance_queued = false;  // queue_core_balance(): run sched_core_balance after the switch
-  bool forceidle_traced = false;     // the forced-idle state last reported to tracers
+  bool core_balance_queued =
+      false;                      // queue_core_balance(): run sched_core_balance after the switch
+  bool forceidle_traced = false;  // the forced-idle state last reported to tracers
   // Meaningful on the leader only:
   unsigned int core_task_seq = 0;
   unsigned int core_pick_seq = 0;

@@ -7,8 +7,8 @@ CoreSafetyChecker::CoreSafetyChecker(const Topology &topo)
       running_(static_cast<std::size_t>(topo.nr_cpus()), nullptr),
       overlap_since_(static_cast<std::size_t>(topo.nr_cores()), kTimeNever) {}
 
-void CoreSafetyChecker::sched_switch(Time now, int cpu, const kernel::task_struct *,
-                                     unsigned int, const kernel::task_struct *next) {
+void CoreSafetyChecker::sched_switch(Time now, int cpu, const kernel::task_struct *, unsigned int,
+                                     const kernel::task_struct *next) {
   running_[static_cast<std::size_t>(cpu)] = next->is_idle_task ? nullptr : next;
   check_core(cpu, now);
 }

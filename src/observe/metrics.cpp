@@ -72,9 +72,15 @@ void Metrics::cpu_enter(int cpu, CpuState s, Time now) {
   const auto c = static_cast<std::size_t>(cpu);
   const Time d = now - cpu_since_[c];
   switch (cpu_state_[c]) {
-    case CpuState::Busy: cpus_[c].busy_ns += d; break;
-    case CpuState::Idle: cpus_[c].idle_ns += d; break;
-    case CpuState::ForcedIdle: cpus_[c].forceidle_ns += d; break;
+    case CpuState::Busy:
+      cpus_[c].busy_ns += d;
+      break;
+    case CpuState::Idle:
+      cpus_[c].idle_ns += d;
+      break;
+    case CpuState::ForcedIdle:
+      cpus_[c].forceidle_ns += d;
+      break;
   }
   cpu_since_[c] = now;
   cpu_state_[c] = s;

@@ -34,9 +34,11 @@ struct KernelFixture {
   // A fresh cookie for p (prctl CREATE on itself), or p shares `from`'s cookie (SHARE_TO).
   void cookie(kernel::task_struct *p, kernel::task_struct *from = nullptr) {
     if (from)
-      k.sched_core_share_pid(kernel::Kernel::PR_SCHED_CORE_SHARE_TO, p, kernel::Kernel::PIDTYPE_PID, from);
+      k.sched_core_share_pid(kernel::Kernel::PR_SCHED_CORE_SHARE_TO, p, kernel::Kernel::PIDTYPE_PID,
+                             from);
     else
-      k.sched_core_share_pid(kernel::Kernel::PR_SCHED_CORE_CREATE, p, kernel::Kernel::PIDTYPE_PID, p);
+      k.sched_core_share_pid(kernel::Kernel::PR_SCHED_CORE_CREATE, p, kernel::Kernel::PIDTYPE_PID,
+                             p);
   }
   // Handles the kernel's timers (ticks, IPIs) up to `until`, as the simulation would.
   void settle(Time until) {

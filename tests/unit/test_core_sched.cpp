@@ -65,8 +65,10 @@ TEST_F(Prctl, ShareFromCopiesTheTargetsCookieToTheCaller) {
   f.cookie(b1);
   ASSERT_EQ(f.k.sched_core_share_pid(K::PR_SCHED_CORE_SHARE_FROM, b1, K::PIDTYPE_PID, c0), 0);
   EXPECT_EQ(c0->core_cookie, b1->core_cookie);
-  EXPECT_EQ(f.k.sched_core_share_pid(K::PR_SCHED_CORE_SHARE_FROM, b1, K::PIDTYPE_TGID, c0), -EINVAL);
-  EXPECT_EQ(f.k.sched_core_share_pid(K::PR_SCHED_CORE_SHARE_FROM, b1, K::PIDTYPE_PGID, c0), -EINVAL);
+  EXPECT_EQ(f.k.sched_core_share_pid(K::PR_SCHED_CORE_SHARE_FROM, b1, K::PIDTYPE_TGID, c0),
+            -EINVAL);
+  EXPECT_EQ(f.k.sched_core_share_pid(K::PR_SCHED_CORE_SHARE_FROM, b1, K::PIDTYPE_PGID, c0),
+            -EINVAL);
 }
 
 TEST_F(Prctl, BadScopeOrCommandIsEinval) {
@@ -104,7 +106,7 @@ TEST(CorePick, AnUntaggedTaskForcesATaggedSiblingIdle) {
   task_struct *u = f.task("untagged"), *t = f.task("tagged");
   f.cookie(t);
   f.k.test_run(u, 0);
-  f.settle(3000000);  // u runs 3 ms: its vruntime is ahead, but relative to its own queue
+  f.settle(3000000);   // u runs 3 ms: its vruntime is ahead, but relative to its own queue
   f.k.test_run(t, 4);  // the core-wide pick on CPU 4: t ties with u and wins (current CPU first)
   EXPECT_EQ(f.k.cpu_rq(4)->curr, t);
   EXPECT_EQ(f.k.cpu_rq(0)->core_cookie, t->core_cookie);
@@ -139,7 +141,7 @@ TEST(CorePick, CrossSiblingPriorityComparesNormalisedVruntime) {
   struct cfs_rq *c0 = &f.k.cpu_rq(0)->cfs, *c4 = &f.k.cpu_rq(4)->cfs;
   a->se.vruntime = 5000000, c0->min_vruntime = 1000000;   // a: 4 ms ahead of its queue
   b->se.vruntime = 10000000, c4->min_vruntime = 9000000;  // b: 1 ms ahead of its queue
-  EXPECT_TRUE(f.k.prio_less(a, b, false));   // a got more service: less important
+  EXPECT_TRUE(f.k.prio_less(a, b, false));                // a got more service: less important
   EXPECT_FALSE(f.k.prio_less(b, a, false));
   // In a forced-idle episode the first comparison snapshots the baselines ...
   f.k.cpu_rq(0)->core_forceidle_seq = 1;
@@ -339,7 +341,8 @@ TEST(CoreSchedRun, EveryNanosecondIsBusyIdleOrForcedIdle) {
     EXPECT_EQ(runtime, busy);
     EXPECT_GT(forced, 0u) << config;
     // On SMT2 the forced idle of a CPU is charged, tick by tick, to the task on its sibling.
-    EXPECT_NEAR(static_cast<double>(charged), static_cast<double>(forced), 0.01 * static_cast<double>(forced));
+    EXPECT_NEAR(static_cast<double>(charged), static_cast<double>(forced),
+                0.01 * static_cast<double>(forced));
   }
 }
 
@@ -359,12 +362,14 @@ TEST(CoreSchedRun, DifferentCookiesNeverShareACoreLongerThanAnIpi) {
 }
 
 TEST(CoreSchedRun, ThePatchReducesForcedIdleOnTheFlagship) {
-  const auto s = scenario::load_scenario(std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios/wakeup-fastpath.toml");
+  const auto s =
+      scenario::load_scenario(std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios/wakeup-fastpath.toml");
   Time fi[2] = {0, 0};
   int i = 0;
   for (const char *config : {"Cookie", "Cookie + patch"}) {
     const auto c = experiment::choose_config(s, config, {}, {});
-    for (u64 seed = 1; seed <= 3; seed++) fi[i] += experiment::Simulation(s, c.name, c.kernel, seed).run().metrics.forceidle_ns;
+    for (u64 seed = 1; seed <= 3; seed++)
+      fi[i] += experiment::Simulation(s, c.name, c.kernel, seed).run().metrics.forceidle_ns;
     i++;
   }
   EXPECT_LT(fi[1], fi[0]);

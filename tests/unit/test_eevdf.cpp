@@ -12,9 +12,9 @@ TEST(Eevdf, PicksTheEligibleTaskWithTheEarliestDeadline) {
   KernelFixture f;
   task_struct *a = f.task("a"), *b = f.task("b"), *c = f.task("c");
   f.k.test_enqueue(a, 0);  // placed at V with a full slice
-  b->se.vlag = 300000;  // owed 0.3 ms: placed left of V, earlier deadline
+  b->se.vlag = 300000;     // owed 0.3 ms: placed left of V, earlier deadline
   f.k.test_enqueue(b, 0);
-  c->se.vlag = -300000;  // in debt: right of V, not eligible
+  c->se.vlag = -300000;       // in debt: right of V, not eligible
   c->se.custom_slice = true;  // ... even with the earliest deadline of all
   c->se.slice = 100000;
   f.k.test_enqueue(c, 0);
