@@ -18,6 +18,37 @@ static ordered_json histogram_json(const observe::Histogram &h) {
   return j;
 }
 
+static observe::Histogram histogram_of(const std::vector<Time> &v) {
+  observe::Histogram h;
+  for (Time t : v) h.add(t);
+  return h;
+}
+
+// The benchmark models' own results, as the benchmarks print them.
+static void bench_json(const workload::BenchReport &b, ordered_json &j) {
+  if (b.has_hackbench) {
+    j["hackbench_time_s"] = static_cast<double>(b.hackbench_ns) / 1e9;
+    j["hackbench_messages"] = b.hackbench_messages;
+  }
+  if (b.has_schbench) {
+    ordered_json sb;
+    sb["wakeup_latency_ns"] = histogram_json(histogram_of(b.schbench_wakeup_ns));
+    sb["request_latency_ns"] = histogram_json(histogram_of(b.schbench_request_ns));
+    sb["requests"] = b.schbench_requests;
+    sb["window_s"] = static_cast<double>(b.schbench_window_ns) / 1e9;
+    sb["rps"] = b.schbench_window_ns ? static_cast<double>(b.schbench_requests) * 1e9 /
+                                           static_cast<double>(b.schbench_window_ns)
+                                     : 0.0;
+    j["schbench"] = sb;
+  }
+  if (b.has_fork) {
+    ordered_json f;
+    f["forks"] = b.forks;
+    f["children_exited"] = b.children_exited;
+    j["fork"] = f;
+  }
+}
+
 ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
   const observe::RunMetrics &m = r.metrics;
   ordered_json j;
@@ -65,6 +96,7 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
   sis["idle_tests_per_call"] =
       r.sis.calls ? static_cast<double>(r.sis.idle_tests) / static_cast<double>(r.sis.calls) : 0.0;
   j["select_idle_sibling"] = sis;
+  bench_json(r.bench, j);
 
   Time busy = 0, total = 0;
   ordered_json cpus = ordered_json::array();

@@ -26,7 +26,7 @@ static int policy_of(scenario::Policy p) {
 
 // Stream purposes: each task has one stream per purpose, so adding a purpose never shifts
 // the values another one sees.
-enum StreamPurpose : u64 { kStreamPhases = 1, kStreamStart = 2 };
+enum StreamPurpose : u64 { kStreamPhases = 1, kStreamStart = 2, kStreamChild = 3 };
 
 Simulation::Simulation(const scenario::Scenario &s, const std::string &config_name,
                        const kernel::KernelConfig &cfg, u64 seed)
@@ -41,11 +41,19 @@ Simulation::Simulation(const scenario::Scenario &s, const std::string &config_na
     exec_[static_cast<std::size_t>(c)].done_timer =
         events_.make_timer(EV_WORK_DONE, static_cast<u32>(c));
 
-  std::size_t total = 0;
-  for (const auto &g : s.groups) total += static_cast<std::size_t>(g.count);
-  work_.reserve(total);
   u64 task_index = 0;
   for (const auto &g : s.groups) {
+    workload::Model *model = nullptr;
+    if (g.bench.kind != workload::Benchmark::Kind::None) {
+      ModelInst mi;
+      mi.model = workload::make_model(g.bench, topo_.nr_cpus(), g.count);
+      if (!mi.model || mi.model->members() != g.count)
+        throw std::invalid_argument(s.file + ": group '" + g.name +
+                                    "': benchmark task count does not match the group's count");
+      mi.env = std::make_unique<ModelEnv>(this, work_.size());
+      model = mi.model.get();
+      models_.push_back(std::move(mi));
+    }
     CpuMask allowed(topo_.nr_cpus());
     if (g.cpus.empty())
       allowed = topo_.all();
@@ -57,6 +65,12 @@ Simulation::Simulation(const scenario::Scenario &s, const std::string &config_na
       w.p = kernel_->create_task(comm, g.nice, policy_of(g.policy), allowed);
       w.group = &g;
       w.finite = !g.stress && g.loops != 0;
+      if (model) {
+        w.finite = true;
+        w.model = model;
+        w.member = i;
+        w.model_idx = models_.size() - 1;
+      }
       // Streams are keyed by the task's index in the scenario, not by pid or configuration:
       // every configuration sees the same demands.
       w.rng = sim::Stream(seed, {kStreamPhases, task_index});
@@ -71,7 +85,7 @@ Simulation::Simulation(const scenario::Scenario &s, const std::string &config_na
     }
   }
   for (auto &w : work_)
-    w.cursor = workload::Cursor(&w.group->phases, w.group->loops, w.group->stress);
+    if (!w.model) w.cursor = workload::Cursor(&w.group->phases, w.group->loops, w.group->stress);
   assign_processes();
   apply_cookies();
 }
@@ -83,7 +97,8 @@ void Simulation::assign_processes() {
   std::size_t i = 0;
   for (const auto &g : s_.groups) {
     const std::string pgrp = g.pgrp.empty() ? g.name : g.pgrp;
-    const int per = g.threads_per_process > 0 ? g.threads_per_process : g.count;
+    int per = g.threads_per_process > 0 ? g.threads_per_process : g.count;
+    if (i < work_.size() && work_[i].model && work_[i].model->one_process_per_task()) per = 1;
     int tgid = 0;
     for (int t = 0; t < g.count; t++, i++) {
       task_struct *p = work_[i].p;
@@ -227,7 +242,8 @@ void Simulation::work_done(int cpu) {
   w.remaining = 0;
   e.seg_start = std::max(e.seg_start, now_);
   for (;;) {
-    const Action a = w.cursor.next(w.rng);
+    const Action a = w.model ? w.model->next(w.member, cpu, w.rng, *models_[w.model_idx].env)
+                             : w.cursor.next(w.rng);
     switch (a.kind) {
       case Action::Kind::Run:
       case Action::Kind::Runtime:
@@ -250,9 +266,19 @@ void Simulation::work_done(int cpu) {
         kernel_->block_current(cpu);
         return;
       }
+      case Action::Kind::Block:
+        // Waits for a wakeup from another task (a pipe, a futex, wait(2)): no timer.
+        w.act = Action{Action::Kind::Run, 0};
+        w.p->__state = kernel::TASK_INTERRUPTIBLE;
+        kernel_->block_current(cpu);
+        return;
       case Action::Kind::Exit:
         w.act = Action{Action::Kind::Exit, 0};
         finite_left_--;
+        if (w.parent >= 0) {  // exit_notify(): the parent hears of it from this CPU
+          TaskWork &pw = work_[static_cast<std::size_t>(w.parent)];
+          pw.model->child_exited(pw.member, cpu, *models_[pw.model_idx].env);
+        }
         kernel_->do_exit(cpu);
         return;
     }
@@ -282,6 +308,45 @@ void Simulation::handle(const sim::EventQueue::Fired &f) {
   }
 }
 
+void Simulation::ModelEnv::wake(int member, int wake_flags, int cpu) {
+  task_struct *p = sim_->work_[base_ + static_cast<std::size_t>(member)].p;
+  sim_->kernel_->try_to_wake_up(p, wake_flags, cpu);
+}
+
+// fork(): copy_process() (the child inherits the parent's affinity, nice, policy, process
+// group and core-scheduling cookie, in a process of its own), then wake_up_new_task() from the
+// parent's CPU. The child runs `child_run` of CPU work and exits.
+void Simulation::ModelEnv::fork_child(int member, Time child_run, int cpu) {
+  Simulation &sm = *sim_;
+  const std::size_t pidx = base_ + static_cast<std::size_t>(member);
+  task_struct *parent = sm.work_[pidx].p;
+  const scenario::TaskGroupSpec *g = sm.work_[pidx].group;
+  task_struct *child = sm.kernel_->create_task(parent->comm + "-c", g->nice, policy_of(g->policy),
+                                               parent->cpus_mask);
+  assert(static_cast<std::size_t>(child->pid) == sm.work_.size() + 1);
+  child->tgid = child->pid;
+  child->pgid = parent->pgid;
+  sm.kernel_->sched_core_fork(child, parent);
+  auto &prog = sm.child_programs_.emplace_back();
+  prog.push_back(workload::Phase{workload::Phase::Kind::Run,
+                                 workload::Dist{workload::Dist::Kind::Const, child_run, 0},
+                                 0,
+                                 {}});
+  TaskWork w;
+  w.p = child;
+  w.group = g;
+  w.finite = true;
+  w.parent = static_cast<std::ptrdiff_t>(pidx);
+  w.rng = sim::Stream(sm.seed_, {kStreamChild, sm.forks_++});
+  w.cursor = workload::Cursor(&prog, 1, false);
+  w.act = Action{Action::Kind::Run, 0};
+  w.wake_timer = sm.events_.make_timer(EV_TASK_WAKE, static_cast<u32>(sm.work_.size()));
+  w.start_timer = sm.events_.make_timer(EV_TASK_START, static_cast<u32>(sm.work_.size()));
+  sm.finite_left_++;
+  sm.work_.push_back(std::move(w));
+  sm.kernel_->wake_up_new_task(child, cpu);
+}
+
 RunResult Simulation::run() {
   const auto t0 = std::chrono::steady_clock::now();
   RunResult r;
@@ -300,6 +365,7 @@ RunResult Simulation::run() {
     kernel_->set_clock(now_);
     handle(f);
     kernel_->run_preempt_points();
+    if (after_event_) after_event_(*kernel_, now_);
     nr++;
   }
   const Time end =
@@ -310,6 +376,7 @@ RunResult Simulation::run() {
   r.metrics = metrics_->finish(end, tasks);
   r.events = nr;
   r.sis = kernel_->sis_stats();
+  for (const auto &mi : models_) mi.model->report(r.bench);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -3,6 +3,8 @@
 // one seed. The simulation also plays the hardware: it knows how fast each CPU's current
 // task progresses (SMT co-running, context switch and cache-refill costs) and tells the
 // workload when an action is done.
+#include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "scenario/scenario.h"
 #include "sim/event_queue.h"
 #include "sim/random.h"
+#include "workload/benchmarks.h"
 #include "workload/program.h"
 
 namespace schedlab::experiment {
@@ -24,7 +27,8 @@ struct RunResult {
   observe::RunMetrics metrics;
   u64 events = 0;
   kernel::Kernel::SisStats sis;
-  double wall_s = 0;  // host time, never part of the deterministic result
+  workload::BenchReport bench;  // hackbench / schbench / fork results, when the scenario has them
+  double wall_s = 0;            // host time, never part of the deterministic result
 };
 
 class Simulation : public kernel::CpuHooks {
@@ -37,6 +41,10 @@ class Simulation : public kernel::CpuHooks {
   kernel::Kernel &kernel() { return *kernel_; }
   // Another observer (a checker, a trace writer) for this run; attach before run().
   void add_tracer(kernel::TraceSink *t) { kernel_->add_tracer(t); }
+  // Called after every event with the model settled (checkers in tests).
+  void set_after_event(std::function<void(const kernel::Kernel &, Time)> f) {
+    after_event_ = std::move(f);
+  }
   void cpu_switched(int cpu, kernel::task_struct *prev, kernel::task_struct *next) override;
 
  private:
@@ -50,6 +58,26 @@ class Simulation : public kernel::CpuHooks {
     Time remaining = 0;    // of act, in ns of work (Run) or CPU time (Runtime)
     sim::EventQueue::TimerId wake_timer = 0, start_timer = 0;
     bool finite = true;
+    workload::Model *model = nullptr;  // a benchmark model drives the task instead of cursor
+    int member = 0;                    // the task's index in its model
+    std::size_t model_idx = 0;         // index in models_
+    std::ptrdiff_t parent = -1;        // a forked child: its parent's index in work_
+  };
+  // A model instance and the Env through which it acts on its member tasks.
+  class ModelEnv : public workload::Env {
+   public:
+    ModelEnv(Simulation *sim, std::size_t base) : sim_(sim), base_(base) {}
+    Time now() const override { return sim_->now_; }
+    void wake(int member, int wake_flags, int cpu) override;
+    void fork_child(int member, Time child_run, int cpu) override;
+
+   private:
+    Simulation *sim_;
+    std::size_t base_;  // work_ index of member 0
+  };
+  struct ModelInst {
+    std::unique_ptr<workload::Model> model;
+    std::unique_ptr<ModelEnv> env;
   };
   struct CpuExec {
     TaskWork *w = nullptr;  // running task, nullptr when idle
@@ -74,8 +102,13 @@ class Simulation : public kernel::CpuHooks {
   sim::EventQueue events_;
   std::unique_ptr<kernel::Kernel> kernel_;
   std::unique_ptr<observe::Metrics> metrics_;
-  std::vector<TaskWork> work_;  // by pid - 1
+  // By pid - 1; a deque, so forked children can be added while CpuExec points at tasks.
+  std::deque<TaskWork> work_;
+  std::vector<ModelInst> models_;
+  std::deque<std::vector<workload::Phase>> child_programs_;  // forked children's phases
+  u64 forks_ = 0;
   std::vector<CpuExec> exec_;
+  std::function<void(const kernel::Kernel &, Time)> after_event_;
   Time now_ = 0;
   int finite_left_ = 0;
 };

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 namespace schedlab::experiment {
 
 static std::string ms(Time ns) {
@@ -31,6 +33,28 @@ std::string run_summary(const RunResult &r, const scenario::Scenario &s) {
       "wakeups)\n",
       h.percentile(0.5) / 1e3, h.percentile(0.9) / 1e3, h.percentile(0.99) / 1e3,
       h.percentile(0.999) / 1e3, h.max() / 1e3, h.count());
+  const workload::BenchReport &b = r.bench;
+  if (b.has_hackbench)
+    out += fmt::format("hackbench: Time: {:.3f} ({} messages)\n",
+                       static_cast<double>(b.hackbench_ns) / 1e9, b.hackbench_messages);
+  if (b.has_schbench) {
+    for (const auto &[what, v] : {std::pair{"wakeup", &b.schbench_wakeup_ns},
+                                  std::pair{"request", &b.schbench_request_ns}}) {
+      observe::Histogram h;
+      for (Time t : *v) h.add(t);
+      out += fmt::format(
+          "schbench {} latency (us): p50 {:.1f}  p90 {:.1f}  p99 {:.1f}  p99.9 {:.1f}  max "
+          "{:.1f}  ({} samples)\n",
+          what, h.percentile(0.5) / 1e3, h.percentile(0.9) / 1e3, h.percentile(0.99) / 1e3,
+          h.percentile(0.999) / 1e3, h.max() / 1e3, h.count());
+    }
+    out += fmt::format("schbench average rps: {:.2f}\n",
+                       b.schbench_window_ns ? static_cast<double>(b.schbench_requests) * 1e9 /
+                                                  static_cast<double>(b.schbench_window_ns)
+                                            : 0.0);
+  }
+  if (b.has_fork)
+    out += fmt::format("fork: {} children forked, {} exited\n", b.forks, b.children_exited);
   Time busy = 0, total = 0;
   std::string per_cpu;
   for (const auto &c : m.cpus) {

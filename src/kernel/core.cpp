@@ -312,7 +312,8 @@ void Kernel::ttwu_do_activate(struct rq *rq, task_struct *p, int wake_flags) {
   p->__state = TASK_RUNNING;
   for (TraceSink *t : tracers_) t->sched_wakeup(clock_, p, rq->cpu);
   // 6.12-6.19: avg_idle is sampled only when a wakeup lands on a CPU with an idle stamp.
-  if (rq->idle_stamp) update_rq_avg_idle(rq);
+  // With AVG_IDLE_ON_IDLE_EXIT it moves to put_prev_task_idle().
+  if (!sched_feat(__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT) && rq->idle_stamp) update_rq_avg_idle(rq);
 }
 
 // update_rq_avg_idle(): the length of the idle period that just ended, as a 1/8 EWMA,
@@ -323,6 +324,8 @@ void Kernel::update_rq_avg_idle(struct rq *rq) {
   rq->avg_idle = static_cast<u64>(static_cast<s64>(rq->avg_idle) + diff / 8);
   rq->avg_idle = std::min(rq->avg_idle, 2 * rq->max_idle_balance_cost);
   rq->idle_stamp = 0;
+  rq->avg_idle_sum += rq->avg_idle;
+  rq->avg_idle_samples++;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -429,6 +432,7 @@ void Kernel::sched_tick(int cpu) {
   if (rq->curr != rq->idle) task_tick_fair(rq, rq->curr);
   sched_core_tick(rq);
   sched_balance_trigger(rq);
+  nohz_balancer_kick(rq);
 }
 
 // ---------------------------------------------------------------------------------------------

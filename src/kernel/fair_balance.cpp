@@ -1,7 +1,8 @@
-// kernel/sched/fair.c: load balancing. For now the periodic pass keeps the statistics the
-// wakeup path reads (SIS_UTIL's nr_idle_scan) and newidle balance keeps idle_stamp; moving
-// tasks between CPUs comes with issue 4.
+// kernel/sched/fair.c: load balancing. Periodic balancing (sched_balance_domains ->
+// sched_balance_rq), newidle balancing (sched_balance_newidle), NOHZ idle balancing, and the
+// SIS_UTIL statistics the wakeup path reads.
 #include <algorithm>
+#include <climits>
 
 #include "kernel/kernel.h"
 
@@ -9,8 +10,196 @@ namespace schedlab::kernel {
 
 #define sched_feat(x) sched_feat(__SCHED_FEAT_##x)
 
-void Kernel::sched_balance_trigger(struct rq *rq) {
-  if (jiffies() >= rq->next_balance) sched_balance_domains(rq, idle_cpu(rq->cpu));
+namespace {
+
+constexpr unsigned int SCHED_NR_MIGRATE_BREAK = 32;
+constexpr unsigned long MAX_PINNED_INTERVAL = 512;  // ms
+
+enum group_type {
+  group_has_spare = 0,
+  group_fully_busy,
+  group_misfit_task,
+  group_smt_balance,
+  group_asym_packing,
+  group_imbalanced,
+  group_overloaded
+};
+
+enum migration_type { migrate_load = 0, migrate_util, migrate_task, migrate_misfit };
+
+constexpr int LBF_ALL_PINNED = 0x01;
+constexpr int LBF_NEED_BREAK = 0x02;
+constexpr int LBF_SOME_PINNED = 0x08;
+
+struct sg_lb_stats {
+  unsigned long avg_load = 0;
+  unsigned long group_load = 0;
+  unsigned long group_capacity = 0;
+  unsigned long group_util = 0;
+  unsigned long group_runnable = 0;
+  unsigned int sum_nr_running = 0;
+  unsigned int sum_h_nr_running = 0;
+  unsigned int idle_cpus = 0;
+  unsigned int group_weight = 0;
+  group_type type = group_has_spare;
+  bool group_smt_balance = false;
+};
+
+struct sd_lb_stats {
+  const sched_group *busiest = nullptr;
+  const sched_group *local = nullptr;
+  unsigned long total_load = 0;
+  unsigned long total_capacity = 0;
+  unsigned long avg_load = 0;
+  bool prefer_sibling = false;
+  sg_lb_stats busiest_stat, local_stat;
+};
+
+struct lb_env {
+  sched_domain *sd;
+  int src_cpu;
+  struct rq *src_rq;
+  int dst_cpu;
+  struct rq *dst_rq;
+  Kernel::cpu_idle_type idle;
+  long imbalance = 0;
+  CpuMask cpus;
+  int flags = 0;
+  unsigned int loop = 0, loop_break = SCHED_NR_MIGRATE_BREAK, loop_max = 0;
+  migration_type type = migrate_load;
+  std::vector<task_struct *> tasks;  // detached, to attach
+};
+
+// A group's flags are its child domain's: an MC group is a core, an SMT group.
+bool smt_group(const sched_domain *sd) { return sd->child && (sd->child->flags & SD_SHARE_CPUCAPACITY); }
+
+// sg->cores: the number of cores in a group.
+unsigned int group_cores(const Kernel &k, const sched_group &g) {
+  const int smt = k.topology().threads_per_core();
+  return static_cast<unsigned int>(std::max(1, g.span.weight() / smt));
+}
+
+bool group_has_capacity(unsigned int imbalance_pct, const sg_lb_stats &s) {
+  if (s.sum_nr_running < s.group_weight) return true;
+  if (s.group_capacity * imbalance_pct < s.group_runnable * 100) return false;
+  if (s.group_capacity * 100 > s.group_util * imbalance_pct) return true;
+  return false;
+}
+
+bool group_is_overloaded(unsigned int imbalance_pct, const sg_lb_stats &s) {
+  if (s.sum_nr_running <= s.group_weight) return false;
+  if (s.group_capacity * 100 < s.group_util * imbalance_pct) return true;
+  if (s.group_capacity * imbalance_pct < s.group_runnable * 100) return true;
+  return false;
+}
+
+// MODEL: no group_imbalanced (affinity-failure propagation), asym packing or misfit
+// (docs/model.md).
+group_type group_classify(unsigned int imbalance_pct, const sg_lb_stats &s) {
+  if (group_is_overloaded(imbalance_pct, s)) return group_overloaded;
+  if (s.group_smt_balance) return group_smt_balance;
+  if (!group_has_capacity(imbalance_pct, s)) return group_fully_busy;
+  return group_has_spare;
+}
+
+// Evens out nr_running per core between two groups of possibly different core counts.
+long sibling_imbalance(const lb_env &env, const sd_lb_stats &sds, const Kernel &k,
+                       const sg_lb_stats &busiest, const sg_lb_stats &local) {
+  if (env.idle == Kernel::__CPU_NOT_IDLE || !busiest.sum_nr_running) return 0;
+  const long ncores_busiest = group_cores(k, *sds.busiest);
+  const long ncores_local = group_cores(k, *sds.local);
+  if (ncores_busiest == ncores_local)
+    return std::max<long>(0, static_cast<long>(busiest.sum_nr_running) - local.sum_nr_running);
+  long imbalance = std::max<long>(0, ncores_local * busiest.sum_nr_running -
+                                         ncores_busiest * local.sum_nr_running);
+  imbalance = (2 * imbalance + ncores_local + ncores_busiest) / (ncores_local + ncores_busiest);
+  if (imbalance <= 1 && local.sum_nr_running == 0 && busiest.sum_nr_running > 1) imbalance = 2;
+  return imbalance;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Statistics
+
+static void update_sg_lb_stats(const Kernel &k, lb_env &env, const sched_group &group,
+                               sg_lb_stats &sgs, bool local_group, bool *sg_overloaded) {
+  group.span.for_each([&](int i) {
+    if (!env.cpus.test(i)) return;
+    const struct rq *rq = k.cpu_rq(i);
+    sgs.group_load += k.cpu_load(i);
+    sgs.group_util += k.cpu_util_cfs(i);
+    sgs.group_runnable += rq->cfs.avg.runnable_avg;
+    sgs.sum_h_nr_running += rq->cfs.h_nr_runnable;
+    sgs.sum_nr_running += rq->nr_running;
+    if (rq->nr_running > 1) *sg_overloaded = true;
+    if (!rq->nr_running && k.idle_cpu(i)) sgs.idle_cpus++;  // a forced-idle CPU is not idle
+  });
+  sgs.group_capacity = static_cast<unsigned long>(group.span.weight()) * SCHED_CAPACITY_SCALE;
+  sgs.group_weight = static_cast<unsigned int>(group.span.weight());
+  // A busy SMT core is worth spreading to an idle CPU (smt_balance()).
+  if (!local_group && env.idle != Kernel::__CPU_NOT_IDLE && smt_group(env.sd) &&
+      sgs.sum_h_nr_running > 1)
+    sgs.group_smt_balance = true;
+  sgs.type = group_classify(env.sd->imbalance_pct, sgs);
+  if (sgs.type == group_overloaded)
+    sgs.avg_load = sgs.group_load * SCHED_CAPACITY_SCALE / sgs.group_capacity;
+}
+
+static bool update_sd_pick_busiest(const lb_env &env, const sd_lb_stats &sds, const sg_lb_stats &sgs) {
+  const sg_lb_stats &busiest = sds.busiest_stat;
+  if (!sgs.sum_h_nr_running) return false;
+  if (!sds.busiest) return true;
+  if (sgs.type > busiest.type) return true;
+  if (sgs.type < busiest.type) return false;
+  const bool sg_smt = smt_group(env.sd);
+  switch (sgs.type) {
+    case group_overloaded:
+      return sgs.avg_load > busiest.avg_load;
+    case group_smt_balance:
+      if (sgs.idle_cpus != 0 || busiest.idle_cpus != 0) goto has_spare;
+      [[fallthrough]];
+    case group_fully_busy:
+      // avg_load is not computed for fully busy groups: the first wins, but SMT groups need
+      // more help than groups of single CPUs.
+      if (sgs.avg_load < busiest.avg_load) return false;
+      if (sgs.avg_load == busiest.avg_load && sg_smt) return false;
+      return true;
+    case group_has_spare:
+    has_spare:
+      if (sg_smt && sgs.sum_h_nr_running <= 1) return false;
+      if (sgs.idle_cpus > busiest.idle_cpus) return false;
+      if (sgs.idle_cpus == busiest.idle_cpus && sgs.sum_nr_running <= busiest.sum_nr_running)
+        return false;
+      return true;
+    default:
+      return false;
+  }
+}
+
+static void update_sd_lb_stats(Kernel &k, lb_env &env, sd_lb_stats &sds, bool *overloaded) {
+  unsigned long sum_util = 0;
+  bool sg_overloaded = false;
+  for (const sched_group &sg : env.sd->groups) {
+    const bool local_group = sg.span.test(env.dst_cpu);
+    sg_lb_stats sgs;
+    update_sg_lb_stats(k, env, sg, sgs, local_group, &sg_overloaded);
+    sds.total_load += sgs.group_load;
+    sds.total_capacity += sgs.group_capacity;
+    sum_util += sgs.group_util;
+    if (local_group) {
+      sds.local = &sg;
+      sds.local_stat = sgs;
+      continue;
+    }
+    if (update_sd_pick_busiest(env, sds, sgs)) {
+      sds.busiest = &sg;
+      sds.busiest_stat = sgs;
+    }
+  }
+  sds.prefer_sibling = env.sd->child && (env.sd->child->flags & SD_PREFER_SIBLING);
+  if (!env.sd->parent) *overloaded = sg_overloaded;  // the root domain's overload flag
+  if (env.idle != Kernel::CPU_NEWLY_IDLE) k.update_idle_cpu_scan(env.sd, sum_util);
 }
 
 // SIS_UTIL: the busier the LLC, the fewer CPUs select_idle_cpu() may scan. Integer maths as
@@ -30,45 +219,481 @@ void Kernel::update_idle_cpu_scan(sched_domain *sd, unsigned long sum_util) {
   sd_share->nr_idle_scan = static_cast<int>(y);
 }
 
-void Kernel::sched_balance_domains(struct rq *rq, bool idle) {
-  const bool busy = !idle && !sched_idle_cpu(rq->cpu);
+// ---------------------------------------------------------------------------------------------
+// How much to move, from where
+
+static void calculate_imbalance(const Kernel &k, lb_env &env, sd_lb_stats &sds) {
+  sg_lb_stats &local = sds.local_stat;
+  const sg_lb_stats &busiest = sds.busiest_stat;
+  if (busiest.type == group_smt_balance) {
+    env.type = migrate_task;
+    env.imbalance = 1;
+    return;
+  }
+  if (local.type == group_has_spare) {
+    if (busiest.type > group_fully_busy && !(env.sd->flags & SD_SHARE_LLC)) {
+      // Fill the local group's spare capacity.
+      env.type = migrate_util;
+      env.imbalance = static_cast<long>(std::max(local.group_capacity, local.group_util) - local.group_util);
+      if (env.idle != Kernel::__CPU_NOT_IDLE && env.imbalance == 0) {
+        env.type = migrate_task;
+        env.imbalance = 1;
+      }
+      return;
+    }
+    env.type = migrate_task;
+    if (busiest.group_weight == 1 || sds.prefer_sibling)
+      env.imbalance = sibling_imbalance(env, sds, k, busiest, local);
+    else
+      env.imbalance = std::max<long>(0, static_cast<long>(local.idle_cpus) - busiest.idle_cpus);
+    // MODEL: no NUMA imbalance allowance (adjust_numa_imbalance); docs/model.md.
+    env.imbalance >>= 1;  // move half of the difference
+    return;
+  }
+  if (local.type < group_overloaded) {
+    local.avg_load = local.group_load * SCHED_CAPACITY_SCALE / local.group_capacity;
+    if (local.avg_load >= busiest.avg_load) {
+      env.imbalance = 0;
+      return;
+    }
+    sds.avg_load = sds.total_load * SCHED_CAPACITY_SCALE / sds.total_capacity;
+    if (local.avg_load >= sds.avg_load) {
+      env.imbalance = 0;
+      return;
+    }
+  }
+  env.type = migrate_load;
+  env.imbalance = static_cast<long>(std::min((busiest.avg_load - sds.avg_load) * busiest.group_capacity,
+                                             (sds.avg_load - local.avg_load) * local.group_capacity) /
+                                    SCHED_CAPACITY_SCALE);
+}
+
+static const sched_group *sched_balance_find_src_group(Kernel &k, lb_env &env, bool *overloaded) {
+  sd_lb_stats sds;
+  update_sd_lb_stats(k, env, sds, overloaded);
+  if (!sds.busiest) return nullptr;
+  const sg_lb_stats &busiest = sds.busiest_stat;
+  sg_lb_stats &local = sds.local_stat;
+  bool force = false;
+  if (local.type > busiest.type) return nullptr;
+  if (local.type == group_overloaded) {
+    if (local.avg_load >= busiest.avg_load) return nullptr;
+    sds.avg_load = sds.total_load * SCHED_CAPACITY_SCALE / sds.total_capacity;
+    if (local.avg_load >= sds.avg_load) return nullptr;
+    if (100 * busiest.avg_load <= env.sd->imbalance_pct * local.avg_load) return nullptr;
+  }
+  if (sds.prefer_sibling && local.type == group_has_spare &&
+      sibling_imbalance(env, sds, k, busiest, local) > 1)
+    force = true;
+  if (!force && busiest.type != group_overloaded) {
+    // Below overload only an idle CPU pulls, and only for a real difference in idleness.
+    if (env.idle == Kernel::__CPU_NOT_IDLE) return nullptr;
+    const bool smt_vs_nonsmt = false;  // all groups of a level are alike on these machines
+    if (!(busiest.type == group_smt_balance && smt_vs_nonsmt)) {
+      if (busiest.group_weight > 1 && local.idle_cpus <= busiest.idle_cpus + 1) return nullptr;
+      if (busiest.sum_h_nr_running == 1) return nullptr;
+    }
+  }
+  calculate_imbalance(k, env, sds);
+  return env.imbalance ? sds.busiest : nullptr;
+}
+
+static struct rq *sched_balance_find_src_rq(Kernel &k, lb_env &env, const sched_group *group) {
+  struct rq *busiest = nullptr;
+  unsigned long busiest_load = 0, busiest_util = 0;
+  unsigned int busiest_nr = 0;
+  group->span.for_each([&](int i) {
+    if (!env.cpus.test(i)) return;
+    struct rq *rq = k.cpu_rq(i);
+    const unsigned int nr_running = rq->cfs.h_nr_runnable;
+    if (!nr_running) return;
+    switch (env.type) {
+      case migrate_load: {
+        const unsigned long load = k.cpu_load(i);
+        // A lone task heavier than the imbalance would just move the imbalance.
+        if (nr_running == 1 && load > static_cast<unsigned long>(env.imbalance)) return;
+        if (load > busiest_load) busiest_load = load, busiest = rq;  // equal capacities
+        break;
+      }
+      case migrate_util: {
+        const unsigned long util = k.cpu_util_cfs(i);
+        if (nr_running <= 1) return;
+        if (busiest_util < util) busiest_util = util, busiest = rq;
+        break;
+      }
+      case migrate_task:
+        if (busiest_nr < nr_running) busiest_nr = nr_running, busiest = rq;
+        break;
+      case migrate_misfit:
+        break;
+    }
+  });
+  return busiest;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which tasks may move
+
+bool Kernel::task_hot(task_struct *p, sched_domain *sd, int dst_cpu, int src_cpu) const {
+  if (p->policy == SCHED_IDLE) return false;
+  if (sched_feat(TASK_HOT_SMT_EARLY_OUT) && (sd->flags & SD_SHARE_CPUCAPACITY)) return false;
+  const s64 migration_cost = cfg_.tunables[TUNABLE_migration_cost_ns];
+  // Core scheduling: a task whose cookie the destination core does not run counts as hot.
+  if (!sched_core_cookie_match(cpu_rq(dst_cpu), p)) return true;
+  if (migration_cost == 0) return false;
+  (void)src_cpu;
+  const s64 delta = static_cast<s64>(clock_ - p->se.exec_start);
+  return delta < migration_cost;
+}
+
+static bool can_migrate_task(Kernel &k, task_struct *p, lb_env &env) {
+  if (p->se.sched_delayed && env.type != migrate_load) return false;
+  if (!p->cpus_mask.test(env.dst_cpu)) {
+    env.flags |= LBF_SOME_PINNED;
+    return false;
+  }
+  env.flags &= ~LBF_ALL_PINNED;
+  if (env.src_rq->curr == p) return false;
+  // Cache hot tasks stay, until balancing at this level has failed often enough.
+  if (!k.task_hot(p, env.sd, env.dst_cpu, env.src_cpu)) return true;
+  return env.sd->nr_balance_failed > env.sd->cache_nice_tries;
+}
+
+static int detach_tasks(Kernel &k, lb_env &env) {
+  std::vector<task_struct *> &tasks = env.src_rq->cfs_tasks;
+  int detached = 0;
+  if (env.imbalance <= 0) return 0;
+  while (!tasks.empty()) {
+    if (env.idle != Kernel::__CPU_NOT_IDLE && env.src_rq->nr_running <= 1) break;
+    env.loop++;
+    if (env.loop > env.loop_max) break;
+    if (env.loop > env.loop_break) {
+      env.loop_break += SCHED_NR_MIGRATE_BREAK;
+      env.flags |= LBF_NEED_BREAK;
+      break;
+    }
+    task_struct *p = tasks.back();  // the least recently run
+    bool move = can_migrate_task(k, p, env);
+    if (move) {
+      const unsigned shift = std::min(env.sd->nr_balance_failed, 31u);
+      switch (env.type) {
+        case migrate_load: {
+          const unsigned long load = std::max<unsigned long>(1, p->se.avg.load_avg);
+          if ((load >> shift) > static_cast<unsigned long>(env.imbalance)) move = false;
+          else env.imbalance -= static_cast<long>(load);
+          break;
+        }
+        case migrate_util: {
+          const unsigned long util = p->se.avg.util_avg;
+          if ((util >> shift) > static_cast<unsigned long>(env.imbalance)) move = false;
+          else env.imbalance -= static_cast<long>(util);
+          break;
+        }
+        case migrate_task:
+          env.imbalance--;
+          break;
+        case migrate_misfit:
+          move = false;
+          break;
+      }
+    }
+    if (!move) {
+      // Skipped: rotate it to the head so that the next candidate comes up.
+      std::rotate(tasks.begin(), tasks.end() - 1, tasks.end());
+      continue;
+    }
+    // detach_task()
+    k.deactivate_task(env.src_rq, p, DEQUEUE_NOCLOCK);
+    k.set_task_cpu(p, env.dst_cpu);
+    env.tasks.push_back(p);
+    detached++;
+    // With CONFIG_PREEMPTION, newidle balancing stops after one task to bound its latency.
+    if (env.idle == Kernel::CPU_NEWLY_IDLE) break;
+    if (env.imbalance <= 0) break;
+  }
+  return detached;
+}
+
+static void attach_tasks(Kernel &k, lb_env &env) {
+  for (task_struct *p : env.tasks) {
+    k.activate_task(env.dst_rq, p, ENQUEUE_NOCLOCK);
+    k.wakeup_preempt(env.dst_rq, p, 0);
+  }
+  env.tasks.clear();
+}
+
+// ---------------------------------------------------------------------------------------------
+// sched_balance_rq()
+
+static bool is_core_idle(const Kernel &k, int cpu) {
+  bool idle = true;
+  k.cpu_smt_mask(cpu).for_each([&](int s) {
+    if (s != cpu && !k.idle_cpu(s)) idle = false;
+  });
+  return idle;
+}
+
+// Only one CPU of the local group balances a domain: the first idle one (preferring a wholly
+// idle core above the SMT level), else the group's first CPU.
+static bool should_we_balance(const Kernel &k, const lb_env &env) {
+  if (!env.cpus.test(env.dst_cpu)) return false;
+  if (env.idle == Kernel::CPU_NEWLY_IDLE)
+    return !(env.dst_rq->nr_running > 0 || env.dst_rq->ttwu_pending);
+  const sched_group &sg = env.sd->groups.front();
+  int idle_smt = -1, first_idle = -1;
+  CpuMask swb = sg.span & env.cpus;
+  for (int cpu = swb.first(); cpu < swb.nr_cpu_ids(); cpu = swb.next(cpu + 1)) {
+    if (!k.idle_cpu(cpu)) continue;
+    if (!(env.sd->flags & SD_SHARE_CPUCAPACITY) && !is_core_idle(k, cpu)) {
+      if (idle_smt == -1) idle_smt = cpu;
+      swb.andnot(k.cpu_smt_mask(cpu));
+      continue;
+    }
+    first_idle = cpu;
+    break;
+  }
+  if (first_idle != -1) return first_idle == env.dst_cpu;
+  if (idle_smt != -1) return idle_smt == env.dst_cpu;
+  return sg.balance_cpu == env.dst_cpu;
+}
+
+int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd,
+                             cpu_idle_type idle, bool *continue_balancing) {
+  lb_env env;
+  env.sd = sd;
+  env.dst_cpu = this_cpu;
+  env.dst_rq = this_rq;
+  env.idle = idle;
+  env.cpus = sd->span;
+  this_rq->lb_count++;
+  int ld_moved = 0;
+  bool balanced = true;
+  for (;;) {
+    if (!should_we_balance(*this, env)) {
+      *continue_balancing = false;
+      break;
+    }
+    bool overloaded = rd_overloaded_;
+    const sched_group *group = sched_balance_find_src_group(*this, env, &overloaded);
+    rd_overloaded_ = overloaded;
+    if (!group) break;
+    struct rq *busiest = sched_balance_find_src_rq(*this, env, group);
+    if (!busiest) break;
+    balanced = false;
+    env.src_cpu = busiest->cpu;
+    env.src_rq = busiest;
+    env.flags |= LBF_ALL_PINNED;
+    if (busiest->nr_running > 1) {
+      env.loop_max = std::min<unsigned>(static_cast<unsigned>(cfg_.tunables[TUNABLE_nr_migrate]),
+                                        busiest->nr_running);
+      for (;;) {
+        const int cur = detach_tasks(*this, env);
+        if (cur) {
+          attach_tasks(*this, env);
+          ld_moved += cur;
+        }
+        if (!(env.flags & LBF_NEED_BREAK)) break;
+        env.flags &= ~LBF_NEED_BREAK;
+      }
+      if (env.flags & LBF_ALL_PINNED) {
+        // Nothing on busiest may run here: try the other CPUs of the domain.
+        env.cpus.clear(busiest->cpu);
+        CpuMask rest = env.cpus;
+        rest.andnot(sd->groups.front().span);
+        if (!rest.empty()) {
+          env.loop = 0;
+          env.loop_break = SCHED_NR_MIGRATE_BREAK;
+          balanced = true;
+          continue;
+        }
+      }
+    }
+    break;
+  }
+  if (balanced) {
+    // out_balanced: the balance interval backs off, except for newidle.
+    if (idle != CPU_NEWLY_IDLE) {
+      const unsigned long max = (env.flags & LBF_ALL_PINNED) ? MAX_PINNED_INTERVAL : sd->max_interval;
+      if (sd->balance_interval < max) sd->balance_interval *= 2;
+    }
+    return 0;
+  }
+  if (!ld_moved) {
+    if (idle != CPU_NEWLY_IDLE) sd->nr_balance_failed++;
+    this_rq->lb_failed++;
+    // MODEL: no active balance (the stopper pushing a running task); docs/model.md.
+  } else {
+    sd->nr_balance_failed = 0;
+    this_rq->lb_moved += static_cast<u64>(ld_moved);
+  }
+  sd->balance_interval = sd->min_interval;
+  return ld_moved;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Periodic balancing
+
+static u64 get_sd_balance_interval(const Kernel &k, const sched_domain *sd, bool busy) {
+  const u64 hz = static_cast<u64>(k.config().tunables[TUNABLE_hz]);
+  const u64 max_lb_interval = std::max<u64>(1, hz * static_cast<u64>(k.nr_cpu_ids()) / 10);
+  const u64 ms = sd->balance_interval * (busy ? sd->busy_factor : 1);
+  u64 j = ms * hz / 1000;  // msecs_to_jiffies()
+  if (busy && j > 1) j -= 1;  // a little earlier, so that busy CPUs do not all balance at once
+  return std::clamp<u64>(j, 1, max_lb_interval);
+}
+
+// max_newidle_lb_cost tracks the most expensive newidle balance of the domain, decaying by
+// ~1 % a second so that an old spike is forgotten.
+static bool update_newidle_cost(sched_domain *sd, u64 cost, u64 jiffies, u64 hz) {
+  if (cost > sd->max_newidle_lb_cost) {
+    sd->max_newidle_lb_cost = cost;
+    sd->last_decay_max_lb_cost = jiffies;
+  } else if (jiffies > sd->last_decay_max_lb_cost + hz) {
+    sd->max_newidle_lb_cost = sd->max_newidle_lb_cost * 253 / 256;
+    sd->last_decay_max_lb_cost = jiffies;
+    return true;
+  }
+  return false;
+}
+
+void Kernel::sched_balance_trigger(struct rq *rq) {
+  if (jiffies() >= rq->next_balance)
+    sched_balance_domains(rq, idle_cpu(rq->cpu) ? CPU_IDLE : __CPU_NOT_IDLE);
+}
+
+void Kernel::sched_balance_domains(struct rq *rq, cpu_idle_type idle) {
+  const int cpu = rq->cpu;
+  bool busy = idle != CPU_IDLE && !sched_idle_cpu(cpu);
   const u64 hz = static_cast<u64>(cfg_.tunables[TUNABLE_hz]);
   u64 next_balance = jiffies() + 60 * hz;
-  const u64 max_lb_interval = std::max<u64>(1, hz * static_cast<u64>(nr_cpus_) / 10);
-  for (const auto &sd_ptr : domains_[rq->cpu]) {
+  bool continue_balancing = true, need_decay = false;
+  u64 max_cost = 0;
+  for (const auto &sd_ptr : domains_[cpu]) {
     sched_domain *sd = sd_ptr.get();
-    // get_sd_balance_interval(): ms == jiffies only at HZ=1000; convert.
-    auto interval_of = [&](bool b) {
-      u64 ms = sd->balance_interval * (b ? sd->busy_factor : 1);
-      u64 j = ms * hz / 1000;
-      if (b && j > 1) j -= 1;
-      return std::clamp<u64>(j, 1, max_lb_interval);
-    };
-    u64 interval = interval_of(busy);
+    need_decay |= update_newidle_cost(sd, 0, jiffies(), hz);
+    max_cost += sd->max_newidle_lb_cost;
+    if (!continue_balancing) {
+      if (need_decay) continue;
+      break;
+    }
+    u64 interval = get_sd_balance_interval(*this, sd, busy);
     if (jiffies() >= sd->last_balance + interval) {
-      // MODEL: until issue 4 brings sched_balance_rq(), the pass only refreshes the LLC
-      // statistics (update_sd_lb_stats() -> update_idle_cpu_scan()); should_we_balance() is
-      // not applied, so any busy CPU of the LLC may refresh them (docs/model.md).
-      if (sd->span_weight == sd_llc_size(rq->cpu)) {
-        unsigned long sum_util = 0;
-        sd->span.for_each([&](int c) { sum_util += cpu_util_cfs(c); });
-        update_idle_cpu_scan(sd, sum_util);
+      if (sched_balance_rq(cpu, rq, sd, idle, &continue_balancing)) {
+        // We pulled work: we are no longer idle.
+        idle = idle_cpu(cpu) ? CPU_IDLE : __CPU_NOT_IDLE;
+        busy = idle != CPU_IDLE && !sched_idle_cpu(cpu);
       }
       sd->last_balance = jiffies();
-      interval = interval_of(busy);
+      interval = get_sd_balance_interval(*this, sd, busy);
     }
     next_balance = std::min(next_balance, sd->last_balance + interval);
   }
+  if (need_decay)
+    rq->max_idle_balance_cost =
+        std::max<u64>(static_cast<u64>(cfg_.tunables[TUNABLE_migration_cost_ns]), max_cost);
   rq->next_balance = next_balance;
 }
 
+// NOHZ idle balancing. Idle CPUs do not tick; a busy CPU's tick asks one idle CPU to balance
+// on behalf of all idle CPUs whose balance is due. MODEL: the kick acts at once, without the
+// IPI, and the kick conditions are the SMT-server ones (docs/model.md).
+void Kernel::nohz_balancer_kick(struct rq *rq) {
+  if (jiffies() < nohz_next_balance_) return;
+  int ilb = -1;
+  for (int c = 0; c < nr_cpus_; c++)
+    if (c != rq->cpu && idle_cpu(c)) {
+      ilb = c;
+      break;
+    }
+  if (ilb < 0) return;
+  bool kick = rq->nr_running >= 2;
+  if (!kick) {
+    // More than one busy CPU in this LLC: an idle CPU may be able to spread them.
+    int busy = 0;
+    if (sd_llc(rq->cpu))
+      sd_llc(rq->cpu)->span.for_each([&](int c) { busy += !idle_cpu(c); });
+    kick = busy > 1;
+  }
+  if (!kick) return;
+  nohz_idle_balance(ilb);
+}
+
+void Kernel::nohz_idle_balance(int ilb_cpu) {
+  const int saved = this_cpu_;
+  this_cpu_ = ilb_cpu;
+  u64 next = jiffies() + 60 * static_cast<u64>(cfg_.tunables[TUNABLE_hz]);
+  for (int c = 0; c < nr_cpus_; c++) {
+    if (!idle_cpu(c)) continue;  // busy, or forced idle: not balanced on its behalf
+    struct rq *rq = cpu_rq(c);
+    if (jiffies() >= rq->next_balance) sched_balance_domains(rq, CPU_IDLE);
+    if (idle_cpu(c)) next = std::min(next, rq->next_balance);
+  }
+  nohz_next_balance_ = next;
+  this_cpu_ = saved;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Newidle balancing
+
 // Entered when a CPU is about to go idle. The idle period is stamped before balancing, so
-// that avg_idle measures how long CPUs stay idle.
-int Kernel::sched_balance_newidle(struct rq *rq) {
-  if (rq->ttwu_pending) return 0;  // a wakeup is on its way: not really idle
-  rq->idle_stamp = clock_;
-  // MODEL: no pull yet (issue 4): newidle balance never finds work.
-  return 0;
+// that avg_idle measures how long CPUs stay idle; balancing only runs when the CPU expects to
+// stay idle longer than balancing costs.
+int Kernel::sched_balance_newidle(struct rq *this_rq) {
+  const int this_cpu = this_rq->cpu;
+  const u64 hz = static_cast<u64>(cfg_.tunables[TUNABLE_hz]);
+  u64 next_balance = jiffies() + hz;
+  if (this_rq->ttwu_pending) return 0;  // a wakeup is on its way: not really idle
+  this_rq->idle_stamp = clock_;
+  this_rq->newidle_attempts++;
+  int pulled_task = 0;
+  auto update_next_balance = [&](const sched_domain *sd) {
+    next_balance = std::min(next_balance, sd->last_balance + get_sd_balance_interval(*this, sd, false));
+  };
+  sched_domain *sd = this_rq->sd;
+  if (sd && (!rd_overloaded_ || this_rq->avg_idle < sd->max_newidle_lb_cost)) {
+    if (rd_overloaded_) this_rq->newidle_skipped_avg_idle++;
+    update_next_balance(sd);
+    sd = nullptr;
+  }
+  if (sd) {
+    u64 curr_cost = 0;
+    bool continue_balancing = true;
+    for (const auto &d : domains_[this_cpu]) {
+      sched_domain *s = d.get();
+      update_next_balance(s);
+      if (this_rq->avg_idle < curr_cost + s->max_newidle_lb_cost) {
+        this_rq->newidle_skipped_avg_idle++;
+        break;
+      }
+      if (s->flags & SD_BALANCE_NEWIDLE) {
+        pulled_task = sched_balance_rq(this_cpu, this_rq, s, CPU_NEWLY_IDLE, &continue_balancing);
+        // MODEL: the balance costs a base plus a part per examined CPU; the kernel measures
+        // it with sched_clock (docs/model.md).
+        const u64 cost = costs_.newidle_balance_base_ns +
+                         costs_.newidle_balance_per_cpu_ns * static_cast<u64>(s->span_weight);
+        curr_cost += cost;
+        u64 fed = cost;
+        if (sched_feat(NEWIDLE_BUMP_ON_FAIL) && !pulled_task) {
+          // 6.17/6.18: a failed attempt makes the domain look 50 % dearer, capped.
+          fed = std::min<u64>(s->max_newidle_lb_cost * 3 / 2 + 1,
+                              static_cast<u64>(cfg_.tunables[TUNABLE_migration_cost_ns]) + 200);
+          fed = std::max(fed, cost);
+        }
+        update_newidle_cost(s, fed, jiffies(), hz);
+      }
+      if (pulled_task || !continue_balancing || this_rq->nr_running > 0) break;
+    }
+    if (curr_cost > this_rq->max_idle_balance_cost) this_rq->max_idle_balance_cost = curr_cost;
+    this_rq->newidle_cost_ns += curr_cost;
+    this_rq->newidle_stall_ns += curr_cost;
+    if (this_rq->cfs.h_nr_runnable && !pulled_task) pulled_task = 1;
+  }
+  if (this_rq->next_balance > next_balance) this_rq->next_balance = next_balance;
+  if (pulled_task) {
+    this_rq->idle_stamp = 0;
+    this_rq->newidle_pulled++;
+  }
+  return pulled_task;
 }
 
 }  // namespace schedlab::kernel

@@ -26,6 +26,18 @@ namespace schedlab::kernel {
   SCHED_FEAT(WA_IDLE, true)                                                                  \
   SCHED_FEAT(WA_WEIGHT, true)                                                                \
   SCHED_FEAT(WA_BIAS, true)                                                                  \
+  /* Load balancing (fair.c) */                                                              \
+  SCHED_FEAT(LB_MIN, false)                                                                  \
+  /* task_hot(): SMT siblings share their caches, so nothing is cache hot at the SMT level    \
+     (tip; a schedlab switch since its first release is not verified) */                     \
+  SCHED_FEAT(TASK_HOT_SMT_EARLY_OUT, true)                                                   \
+  /* Newidle cost bookkeeping: 6.17/6.18 "Bump sd->max_newidle_lb_cost when newidle balance   \
+     fails" (reverted Nov 2025); off = 6.12-6.16 plain max tracking */                       \
+  SCHED_FEAT(NEWIDLE_BUMP_ON_FAIL, false)                                                    \
+  /* "sched: Update rq->avg_idle when a task is moved to an idle CPU" (tip 4b603f1551a7) and  \
+     its follow-up "Skip rq->avg_idle update without a valid idle stamp" */                   \
+  SCHED_FEAT(AVG_IDLE_ON_IDLE_EXIT, false)                                                   \
+  SCHED_FEAT(AVG_IDLE_STAMP_GUARD, false)                                                    \
   /* Core scheduling patches under study; off = the kernel as released. Sieber, "[PATCH 0/4] \
      sched/fair: Core sched wake up path improvements" (Sep 2025): */                        \
   SCHED_FEAT(CORE_COOKIE_SELECT_IDLE_CPU, false)   /* 1/4: __select_idle_cpu core match */   \

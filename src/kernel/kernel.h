@@ -126,11 +126,19 @@ class Kernel {
   int sched_balance_find_dst_group_cpu(const sched_group *group, task_struct *p, int this_cpu);
   bool sched_smt_active() const { return smt_active_; }
 
-  // ---- fair.c: balancing ----
+  // ---- fair.c: balancing (fair_balance.cpp) ----
+  enum cpu_idle_type { __CPU_NOT_IDLE = 0, CPU_IDLE, CPU_NEWLY_IDLE };
   void sched_balance_trigger(struct rq *rq);
-  void sched_balance_domains(struct rq *rq, bool idle);
+  void sched_balance_domains(struct rq *rq, cpu_idle_type idle);
+  int sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd, cpu_idle_type idle,
+                       bool *continue_balancing);
   void update_idle_cpu_scan(sched_domain *sd, unsigned long sum_util);
   int sched_balance_newidle(struct rq *rq);
+  bool task_hot(task_struct *p, sched_domain *sd, int dst_cpu, int src_cpu) const;
+  void nohz_balancer_kick(struct rq *rq);
+  void nohz_idle_balance(int ilb_cpu);
+  bool rd_overloaded() const { return rd_overloaded_; }
+  const std::vector<std::unique_ptr<sched_domain>> &domains(int cpu) const { return domains_[cpu]; }
 
   // ---- core.c / core_sched.c: core scheduling ----
   bool sched_core_enabled(const struct rq *rq) const {
@@ -172,6 +180,8 @@ class Kernel {
   // Whether cpu is forced idle right now (rq->core->core_forceidle_count && curr is idle &&
   // nr_running), as the tracepoint reports it.
   bool sched_core_forceidle(int cpu) const;
+
+  void update_rq_avg_idle(struct rq *rq);
 
   // ---- idle.c ----
   void put_prev_task_idle(struct rq *rq, task_struct *prev);
@@ -217,7 +227,7 @@ class Kernel {
   void forceidle_trace_update(struct rq *rq);
   bool sis_fastpath_cookie_ok(int cpu, task_struct *p, int target);
   void detach_entity_load_avg(struct cfs_rq *cfs_rq, sched_entity *se);
-  void update_rq_avg_idle(struct rq *rq);
+
   void tick_restart(int cpu);
   void tick_stop(int cpu);
   // fair.c internals
@@ -267,6 +277,8 @@ class Kernel {
   std::vector<sim::EventQueue::TimerId> tick_timer_, ipi_timer_;
   std::vector<int> pending_resched_;  // CPUs to reschedule at the end of the current event
   int next_pid_ = 1;
+  bool rd_overloaded_ = false;  // rq->rd->overloaded: some CPU has more than one task
+  u64 nohz_next_balance_ = 0;   // nohz.next_balance (jiffies)
   bool in_sis_ = false;
   u64 sis_calls_ = 0;
   mutable u64 sis_idle_tests_ = 0;

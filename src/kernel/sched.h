@@ -211,6 +211,15 @@ struct rq {
   sched_domain *sd = nullptr;  // lowest domain
   u64 nr_switches = 0;
   u64 sched_count = 0, sched_goidle = 0, ttwu_count = 0, ttwu_local = 0;
+  // Load balancing: queued fair tasks, most recently picked first (rq->cfs_tasks); balancing
+  // tries the least recently run ones first.
+  std::vector<task_struct *> cfs_tasks;
+  // Newidle balance observables, and the CPU time it spent, charged to the CPU as a stall
+  // before its next task runs.
+  u64 newidle_attempts = 0, newidle_skipped_avg_idle = 0, newidle_pulled = 0;
+  u64 newidle_cost_ns = 0, newidle_stall_ns = 0;
+  u64 lb_count = 0, lb_moved = 0, lb_failed = 0;
+  u64 avg_idle_sum = 0, avg_idle_samples = 0;  // the mean avg_idle, sampled at each update
 
   // Core scheduling. Per rq:
   struct rq *core = nullptr;  // the core's leader rq; its core_* fields below are shared

@@ -17,6 +17,10 @@ struct MachineCosts {
   Time cross_llc_migration_penalty_ns = 30000;
   // Work done per ns by a thread while an SMT sibling is busy, in 1/65536 units (65536 = 1.0).
   u32 smt_corun_speed = 65536;
+  // CPU time newidle balancing spends on one sched domain: a base (locking, statistics
+  // setup) plus a part per CPU whose runqueue it examines.
+  Time newidle_balance_base_ns = 2000;
+  Time newidle_balance_per_cpu_ns = 300;
 };
 
 inline constexpr u32 kSpeedOne = 65536;

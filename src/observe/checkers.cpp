@@ -39,6 +39,23 @@ void CoreSafetyChecker::check_core(int cpu, Time now) {
   }
 }
 
+void CoreSafetyChecker::check_pending(const kernel::Kernel &k, Time) {
+  for (int core = 0; core < topo_.nr_cores(); core++) {
+    const kernel::task_struct *first = nullptr;
+    bool mixed = false, pending = false;
+    for (int t = 0; t < topo_.threads_per_core(); t++) {
+      const kernel::task_struct *p = k.cpu_rq(topo_.cpu_of(core, t))->curr;
+      pending |= p->need_resched;
+      if (p->is_idle_task) continue;
+      if (!first)
+        first = p;
+      else if (p->core_cookie != first->core_cookie)
+        mixed = true;
+    }
+    if (mixed && !pending) violations_++;
+  }
+}
+
 void CoreSafetyChecker::finish(Time end) {
   for (Time &since : overlap_since_)
     if (since != kTimeNever) {

@@ -2,6 +2,7 @@
 // Invariant checkers: observers that verify what the kernel model guarantees.
 #include <vector>
 
+#include "kernel/kernel.h"
 #include "kernel/trace.h"
 #include "machine/topology.h"
 
@@ -17,6 +18,10 @@ class CoreSafetyChecker : public kernel::TraceSink {
                     const kernel::task_struct *) override;
   void sched_core_cookie(Time, const kernel::task_struct *, unsigned long, unsigned long) override;
   void finish(Time end);
+  // After an event: two cookies may share a core only while one of its CPUs has a reschedule
+  // pending (the IPI of a core-wide pick is on its way). Counts the moments when not.
+  void check_pending(const kernel::Kernel &k, Time now);
+  u64 violations() const { return violations_; }
   Time max_overlap_ns() const { return max_overlap_; }
   u64 overlaps() const { return overlaps_; }
 
@@ -27,6 +32,7 @@ class CoreSafetyChecker : public kernel::TraceSink {
   std::vector<Time> overlap_since_;                   // per core; kTimeNever = no overlap
   Time max_overlap_ = 0;
   u64 overlaps_ = 0;
+  u64 violations_ = 0;
 };
 
 }  // namespace schedlab::observe

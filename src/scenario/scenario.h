@@ -15,6 +15,7 @@
 #include "machine/costs.h"
 #include "machine/topology.h"
 #include "sim/time.h"
+#include "workload/benchmarks.h"
 #include "workload/program.h"
 
 namespace schedlab::scenario {
@@ -40,6 +41,8 @@ struct TaskGroupSpec {
   int threads_per_process = 0;
   // Process group: groups that name the same pgrp share one; default: the group's name.
   std::string pgrp;
+  // A benchmark model run instead of phases (hackbench, schbench, fork); kind None = phases.
+  workload::Benchmark bench;
   int line = 0;  // where the group starts in the file
 };
 

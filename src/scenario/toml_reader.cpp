@@ -220,6 +220,9 @@ class Reader {
   void read_tunables(const toml::table &t, std::string_view path,
                      std::vector<std::pair<kernel::sched_tunable_id, i64>> &out) const;
   TaskGroupSpec read_group(const toml::table &t, const std::string &path, int nr_cpus) const;
+  // hackbench / schbench / fork = { ... }: returns false if the group has none of them.
+  bool read_benchmark(const toml::table &t, const std::string &path, int nr_cpus,
+                      TaskGroupSpec &g) const;
   std::vector<Phase> read_phases(const toml::node &n, const std::string &path) const;
   Phase read_phase(const toml::node &n, const std::string &path) const;
   ConfigSpec read_config(const toml::table &t, const std::string &path, const Scenario &s) const;
@@ -518,7 +521,7 @@ void Reader::read_tunables(const toml::table &t, std::string_view path,
 TaskGroupSpec Reader::read_group(const toml::table &t, const std::string &path, int nr_cpus) const {
   check_keys(t, path,
              {"name", "count", "nice", "policy", "cpus", "start", "stress", "loops", "phases",
-              "threads_per_process", "pgrp"});
+              "threads_per_process", "pgrp", "hackbench", "schbench", "fork"});
   TaskGroupSpec g;
   g.line = static_cast<int>(at(t).line);
 
@@ -582,6 +585,7 @@ TaskGroupSpec Reader::read_group(const toml::table &t, const std::string &path, 
   }
   if (const toml::node *n = t.get("start")) g.start = dist(*n, join(path, "start"));
   if (const toml::node *n = t.get("stress")) g.stress = boolean(*n, join(path, "stress"));
+  if (read_benchmark(t, path, nr_cpus, g)) return g;
 
   const toml::node *loops = t.get("loops");
   const toml::node *phases = t.get("phases");
@@ -601,6 +605,113 @@ TaskGroupSpec Reader::read_group(const toml::table &t, const std::string &path, 
          "missing required key (a group needs phases unless stress = true)");
   g.phases = read_phases(*phases, join(path, "phases"));
   return g;
+}
+
+bool Reader::read_benchmark(const toml::table &t, const std::string &path, int nr_cpus,
+                            TaskGroupSpec &g) const {
+  using workload::Benchmark;
+  const toml::node *bench = nullptr;
+  std::string_view kind;
+  for (const Entry &e : in_file_order(t)) {
+    const std::string_view k = e.key->str();
+    if (k != "hackbench" && k != "schbench" && k != "fork") continue;
+    if (bench)
+      fail(at(*e.key, at(t)), join(path, k),
+           fmt::format("a group has at most one of hackbench, schbench or fork, and this one "
+                       "already has '{}'",
+                       kind));
+    bench = e.value;
+    kind = k;
+  }
+  if (!bench) return false;
+  const std::string field = join(path, kind);
+  // What a benchmark decides itself.
+  for (std::string_view k : {"phases", "loops", "stress"})
+    if (const toml::node *n = t.get(k))
+      fail(at(*n, at(t)), join(path, k), fmt::format("not allowed with {}", kind));
+  if (kind != "fork")
+    for (std::string_view k : {"count", "threads_per_process"})
+      if (const toml::node *n = t.get(k))
+        fail(at(*n, at(t)), join(path, k),
+             fmt::format("not allowed with {} (it sets the number of tasks itself)", kind));
+  if (!bench->is_table()) wrong_type(*bench, field, "a table such as { groups = 10 }");
+  const toml::table &b = *bench->as_table();
+  auto get = [&](std::string_view k) { return b.get(k); };
+  auto sub = [&](std::string_view k) { return join(field, k); };
+  auto choice = [&](std::string_view k, std::string_view yes, std::string_view no, bool dflt) {
+    const toml::node *n = get(k);
+    if (!n) return dflt;
+    const std::string v = string(*n, sub(k));
+    if (v == yes) return true;
+    if (v != no)
+      fail(at(*n), sub(k), fmt::format("unknown {} '{}' (expected {} or {})", k, v, no, yes));
+    return false;
+  };
+  if (kind == "hackbench") {
+    check_keys(b, field,
+               {"groups", "fds", "loops", "mode", "transport", "datasize", "buffer", "write_cost",
+                "read_cost"});
+    g.bench.kind = Benchmark::Kind::Hackbench;
+    workload::HackbenchSpec &h = g.bench.hackbench;
+    if (const toml::node *n = get("groups"))
+      h.groups = static_cast<int>(integer(*n, sub("groups"), 1, 100000));
+    if (const toml::node *n = get("fds"))
+      h.fds = static_cast<int>(integer(*n, sub("fds"), 1, 1000));
+    if (const toml::node *n = get("loops"))
+      h.loops = static_cast<std::uint64_t>(integer(*n, sub("loops"), 1, kI64Max));
+    h.threads = choice("mode", "thread", "process", false);
+    h.socket = choice("transport", "socket", "pipe", true);
+    if (const toml::node *n = get("datasize"))
+      h.datasize = static_cast<int>(integer(*n, sub("datasize"), 1, 4096));
+    if (const toml::node *n = get("buffer"))
+      h.buffer = static_cast<std::uint64_t>(integer(*n, sub("buffer"), 1, kI64Max));
+    if (const toml::node *n = get("write_cost")) h.write_cost = duration(*n, sub("write_cost"));
+    if (const toml::node *n = get("read_cost")) h.read_cost = duration(*n, sub("read_cost"));
+    if (static_cast<i64>(h.groups) * 2 * h.fds > 1000000)
+      fail(at(*bench), field,
+           fmt::format("2 * groups * fds tasks must be at most 1000000, got {}",
+                       static_cast<i64>(h.groups) * 2 * h.fds));
+    g.count = h.tasks();
+    g.threads_per_process = h.threads ? 0 : 1;
+  } else if (kind == "schbench") {
+    check_keys(b, field,
+               {"message_threads", "workers", "runtime", "warmup", "sleep", "work", "rps"});
+    g.bench.kind = Benchmark::Kind::Schbench;
+    workload::SchbenchSpec &sb = g.bench.schbench;
+    if (const toml::node *n = get("message_threads"))
+      sb.message_threads = static_cast<int>(integer(*n, sub("message_threads"), 1, 1024));
+    sb.workers = nr_cpus;
+    if (const toml::node *n = get("workers"))
+      sb.workers = static_cast<int>(integer(*n, sub("workers"), 1, 100000));
+    if (const toml::node *n = get("runtime")) {
+      sb.runtime = duration(*n, sub("runtime"));
+      if (sb.runtime == 0) fail(at(*n), sub("runtime"), "must be greater than 0");
+    }
+    if (const toml::node *n = get("warmup")) {
+      sb.warmup = duration(*n, sub("warmup"));
+      if (sb.warmup >= sb.runtime)
+        fail(at(*n), sub("warmup"), "must be shorter than runtime (nothing would be measured)");
+    }
+    if (const toml::node *n = get("sleep")) sb.sleep = dist(*n, sub("sleep"));
+    if (const toml::node *n = get("work")) sb.work = dist(*n, sub("work"));
+    if (const toml::node *n = get("rps"))
+      sb.rps = static_cast<std::uint64_t>(integer(*n, sub("rps"), 0, 100000000));
+    if (static_cast<i64>(sb.message_threads) * (1 + sb.workers) > 1000000)
+      fail(at(*bench), field, "message_threads * (1 + workers) must be at most 1000000");
+    g.count = sb.tasks(nr_cpus);
+    g.threads_per_process = 0;
+  } else {
+    check_keys(b, field, {"children", "child_run", "interval", "fork_cost", "wait"});
+    g.bench.kind = Benchmark::Kind::Fork;
+    workload::ForkSpec &f = g.bench.fork;
+    if (const toml::node *n = get("children"))
+      f.children = static_cast<std::uint64_t>(integer(*n, sub("children"), 1, 10000000));
+    if (const toml::node *n = get("child_run")) f.child_run = dist(*n, sub("child_run"));
+    if (const toml::node *n = get("interval")) f.interval = dist(*n, sub("interval"));
+    if (const toml::node *n = get("fork_cost")) f.fork_cost = duration(*n, sub("fork_cost"));
+    if (const toml::node *n = get("wait")) f.wait = boolean(*n, sub("wait"));
+  }
+  return true;
 }
 
 std::vector<Phase> Reader::read_phases(const toml::node &n, const std::string &path) const {

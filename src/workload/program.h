@@ -34,7 +34,8 @@ struct Phase {
 };
 
 struct Action {
-  enum class Kind { Run, Runtime, Sleep, Forever, Exit };
+  // Block: wait, without a timer, until another task wakes this one (benchmark models only).
+  enum class Kind { Run, Runtime, Sleep, Forever, Exit, Block };
   Kind kind = Kind::Exit;
   Time amount = 0;
 };

@@ -1,0 +1,180 @@
+// Load balancing in hand-built states (8 CPUs, 4 cores x 2 threads; CPU n and n + 4 are
+// siblings; the LLC is the root domain).
+#include <gtest/gtest.h>
+
+#include "kernel_fixture.h"
+
+using namespace schedlab;
+using namespace schedlab::kernel;
+using schedlab::testing::KernelFixture;
+
+namespace {
+
+sched_domain *mc(KernelFixture &f, int cpu) { return f.k.cpu_rq(cpu)->sd->parent; }
+
+// Three tasks on CPU 0 (one running, two queued); everything else idle. The clock is at 10 ms
+// and the queued tasks last ran long ago, so they are cache cold.
+struct Overloaded : ::testing::Test {
+  KernelFixture f;
+  task_struct *run0 = nullptr, *q1 = nullptr, *q2 = nullptr;
+  void SetUp() override {
+    run0 = f.hog(0);
+    q1 = f.task("q1");
+    q2 = f.task("q2");
+    f.k.test_enqueue(q1, 0);
+    f.k.test_enqueue(q2, 0);
+    f.k.set_clock(10000000);
+  }
+  int balance(int cpu, Kernel::cpu_idle_type idle = Kernel::CPU_IDLE) {
+    bool cont = true;
+    return f.k.sched_balance_rq(cpu, f.k.cpu_rq(cpu), mc(f, cpu), idle, &cont);
+  }
+};
+
+}  // namespace
+
+TEST_F(Overloaded, PeriodicBalanceMovesATaskToAnIdleCore) {
+  ASSERT_EQ(f.k.cpu_rq(0)->nr_running, 3u);
+  EXPECT_EQ(balance(1), 1);
+  EXPECT_EQ(f.k.cpu_rq(0)->nr_running, 2u);
+  EXPECT_EQ(f.k.cpu_rq(1)->nr_running, 1u);
+  EXPECT_TRUE(q1->cpu == 1 || q2->cpu == 1);
+  EXPECT_EQ(run0->cpu, 0);  // the running task is never pulled by regular balancing
+}
+
+TEST_F(Overloaded, OnlyTheFirstIdleCpuOfTheGroupBalances) {
+  // CPU 5 is the sibling of 1 in the local core {1,5}; CPU 1 comes first.
+  EXPECT_EQ(balance(5), 0);
+  EXPECT_EQ(f.k.cpu_rq(0)->nr_running, 3u);
+}
+
+TEST_F(Overloaded, CacheHotTasksStayUntilBalancingHasFailedEnough) {
+  // Both queued tasks ran 100 us ago: hot for migration_cost = 0.5 ms.
+  q1->se.exec_start = q2->se.exec_start = 10000000 - 100000;
+  sched_domain *sd = mc(f, 1);
+  ASSERT_EQ(sd->cache_nice_tries, 1u);
+  EXPECT_EQ(balance(1), 0);
+  EXPECT_EQ(sd->nr_balance_failed, 1u);
+  EXPECT_EQ(balance(1), 0);
+  EXPECT_EQ(sd->nr_balance_failed, 2u);
+  EXPECT_EQ(balance(1), 1);  // nr_balance_failed > cache_nice_tries: hot no longer protects
+  EXPECT_EQ(sd->nr_balance_failed, 0u);
+}
+
+TEST_F(Overloaded, AffinityIsRespected) {
+  CpuMask only0(8);
+  only0.set(0);
+  q1->cpus_mask = q2->cpus_mask = only0;
+  q1->nr_cpus_allowed = q2->nr_cpus_allowed = 1;
+  EXPECT_EQ(balance(1), 0);
+  EXPECT_EQ(q1->cpu, 0);
+  EXPECT_EQ(q2->cpu, 0);
+  EXPECT_EQ(mc(f, 1)->nr_balance_failed, 1u);  // the running task could have moved: a failure
+}
+
+TEST_F(Overloaded, WhenEverythingIsPinnedBalancingBacksOff) {
+  CpuMask only0(8);
+  only0.set(0);
+  for (task_struct *p : {run0, q1, q2}) p->cpus_mask = only0, p->nr_cpus_allowed = 1;
+  const unsigned long before = mc(f, 1)->balance_interval;
+  EXPECT_EQ(balance(1), 0);
+  EXPECT_EQ(f.k.cpu_rq(0)->nr_running, 3u);
+  EXPECT_EQ(mc(f, 1)->balance_interval, 2 * before);
+}
+
+TEST_F(Overloaded, ACookieMismatchIsCacheHotAboveTheSmtLevel) {
+  f.cookie(q1);
+  f.cookie(q2, q1);
+  task_struct *other = f.task("other");
+  f.cookie(other);
+  f.k.test_run(other, 5);  // core {1,5} runs another cookie
+  EXPECT_TRUE(f.k.task_hot(q1, mc(f, 1), 1, 0));
+  EXPECT_EQ(balance(1), 0);
+  // At the SMT level siblings share caches: the cookie is not checked there.
+  EXPECT_FALSE(f.k.task_hot(q1, f.k.cpu_rq(4)->sd, 4, 0));
+}
+
+// ---------------------------------------------------------------------------------------------
+// avg_idle and newidle balance
+
+namespace {
+// CPU 1 runs a task that then sleeps: CPU 1 goes idle through newidle balance (idle_stamp set).
+// Then periodic balance pulls a task onto it and it runs.
+Time idle_then_pulled(KernelFixture &f, u64 *avg_idle_before, u64 *avg_idle_after) {
+  task_struct *s = f.task("sleeper");
+  f.k.test_run(s, 1);
+  f.k.set_clock(5000000);
+  s->__state = TASK_INTERRUPTIBLE;
+  f.k.block_current(1);
+  struct rq *rq1 = f.k.cpu_rq(1);
+  EXPECT_EQ(rq1->idle_stamp, 5000000u);
+  *avg_idle_before = rq1->avg_idle;
+  f.hog(0);
+  f.k.test_enqueue(f.task("q1"), 0);
+  f.k.test_enqueue(f.task("q2"), 0);
+  f.k.set_clock(5300000);  // idle for 300 us, then a task is migrated in
+  bool cont = true;
+  EXPECT_EQ(f.k.sched_balance_rq(1, rq1, rq1->sd->parent, Kernel::CPU_IDLE, &cont), 1);
+  f.settle(5300000 + 10000);  // CPU 1 acts on the reschedule IPI and runs the pulled task
+  EXPECT_FALSE(rq1->curr->is_idle_task);
+  *avg_idle_after = rq1->avg_idle;
+  return rq1->idle_stamp;
+}
+}  // namespace
+
+TEST(AvgIdle, OnlyAWakeupUpdatesItWithoutThePatch) {
+  KernelFixture f;
+  u64 before, after;
+  const Time stamp = idle_then_pulled(f, &before, &after);
+  EXPECT_EQ(after, before);   // a balance pull is not a wakeup: no sample
+  EXPECT_EQ(stamp, 5000000u);  // and the stale stamp stays for the next wakeup
+}
+
+TEST(AvgIdle, ThePatchSamplesEveryExitFromIdle) {
+  KernelConfig cfg;
+  cfg.features.on[__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT] = true;
+  KernelFixture f(KernelFixture::default_spec(), cfg);
+  u64 before, after;
+  const Time stamp = idle_then_pulled(f, &before, &after);
+  EXPECT_EQ(stamp, 0u);
+  // avg += (sample - avg) / 8; the idle period is 300 us plus the 2 us reschedule IPI
+  EXPECT_EQ(after, before - (before - 302000) / 8);
+}
+
+TEST(AvgIdle, WithoutAStampThePatchSaturatesAndTheFollowUpSkips) {
+  for (bool guard : {false, true}) {
+    KernelConfig cfg;
+    cfg.features.on[__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT] = true;
+    cfg.features.on[__SCHED_FEAT_AVG_IDLE_STAMP_GUARD] = guard;
+    KernelFixture f(KernelFixture::default_spec(), cfg);
+    f.k.set_clock(50000000);
+    struct rq *rq2 = f.k.cpu_rq(2);
+    ASSERT_EQ(rq2->idle_stamp, 0u);  // idle since boot: newidle never ran here
+    const u64 before = rq2->avg_idle;
+    f.k.test_run(f.task("t"), 2);
+    if (guard)
+      EXPECT_EQ(rq2->avg_idle, before);
+    else
+      EXPECT_EQ(rq2->avg_idle, 2 * rq2->max_idle_balance_cost);  // a 50 ms "idle period"
+  }
+}
+
+TEST(NewidleBalance, SkippedWhenTheCpuExpectsAShortIdle) {
+  KernelFixture f;
+  f.hog(0);
+  f.k.test_enqueue(f.task("q1"), 0);
+  f.k.test_enqueue(f.task("q2"), 0);
+  f.k.set_clock(10000000);
+  ASSERT_TRUE(f.k.rd_overloaded());
+  struct rq *rq1 = f.k.cpu_rq(1);
+  rq1->sd->max_newidle_lb_cost = 20000;
+  rq1->avg_idle = 5000;  // expects 5 us of idle, balancing costs 20 us
+  EXPECT_EQ(f.k.sched_balance_newidle(rq1), 0);
+  EXPECT_EQ(rq1->newidle_skipped_avg_idle, 1u);
+  EXPECT_EQ(rq1->nr_running, 0u);
+  rq1->avg_idle = 1000000;
+  EXPECT_EQ(f.k.sched_balance_newidle(rq1), 1);
+  EXPECT_EQ(rq1->nr_running, 1u);
+  EXPECT_GT(rq1->newidle_cost_ns, 0u);
+  EXPECT_GT(rq1->sd->max_newidle_lb_cost, 0u);
+}
