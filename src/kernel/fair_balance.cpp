@@ -122,11 +122,14 @@ long sibling_imbalance(const lb_env &env, const sd_lb_stats &sds, const Kernel &
 // ---------------------------------------------------------------------------------------------
 // Statistics
 
-static void update_sg_lb_stats(const Kernel &k, lb_env &env, const sched_group &group,
+static void update_sg_lb_stats(Kernel &k, lb_env &env, const sched_group &group,
                                sg_lb_stats &sgs, bool local_group, bool *sg_overloaded) {
   group.span.for_each([&](int i) {
     if (!env.cpus.test(i)) return;
-    const struct rq *rq = k.cpu_rq(i);
+    struct rq *rq = k.cpu_rq(i);
+    // MODEL: blocked load is decayed when balancing reads it, standing in for the kernel's
+    // update_blocked_averages() runs (docs/model.md).
+    k.update_cfs_rq_load_avg(&rq->cfs);
     sgs.group_load += k.cpu_load(i);
     sgs.group_util += k.cpu_util_cfs(i);
     sgs.group_runnable += rq->cfs.avg.runnable_avg;

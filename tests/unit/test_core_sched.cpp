@@ -182,6 +182,11 @@ TEST(CorePick, StealTakesTheCoresCookieFromAnotherCore) {
   f.cookie(x2, x1);
   f.cookie(x3, x1);
   f.cookie(y);
+  CpuMask m(8);
+  m.set(1);
+  m.set(4);  // x3 may only run on CPU 1 or 4: idle balancing cannot take it elsewhere
+  x3->cpus_mask = m;
+  x3->nr_cpus_allowed = 2;
   f.k.test_run(x2, 1);
   f.k.test_enqueue(x3, 1);
   f.k.test_run(y, 4);   // core {0,4} runs y's cookie...

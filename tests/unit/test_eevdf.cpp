@@ -71,6 +71,10 @@ TEST(Eevdf, NiceChangesTheVirtualClockRate) {
 TEST(Eevdf, TickPreemptsAtTheEndOfTheSlice) {
   KernelFixture f;
   task_struct *a = f.task("a"), *b = f.task("b");
+  CpuMask only0(8);
+  only0.set(0);  // pinned, so that idle balancing does not spread them
+  a->cpus_mask = b->cpus_mask = only0;
+  a->nr_cpus_allowed = b->nr_cpus_allowed = 1;
   f.k.test_run(a, 0);
   f.k.test_enqueue(b, 0);
   struct rq *rq = f.k.cpu_rq(0);
