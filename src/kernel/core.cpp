@@ -40,7 +40,8 @@ Kernel::Kernel(const Topology &topo, const MachineCosts &costs, const KernelConf
 
   rqs_.resize(nr_cpus_);
   idle_tasks_.resize(nr_cpus_);
-  tick_timer_.resize(nr_cpus_);
+  tick_on_.assign(static_cast<std::size_t>(nr_cpus_), 0);
+  tick_timer_ = events_.make_timer(EV_TICK, 0);
   ipi_timer_.resize(nr_cpus_);
   for (int cpu = 0; cpu < nr_cpus_; cpu++) init_rq(cpu);
   build_sched_domains();
@@ -68,7 +69,6 @@ void Kernel::init_rq(int cpu) {
   idle->se.task = idle.get();
   rq->idle = rq->curr = idle.get();
   idle_tasks_[cpu] = std::move(idle);
-  tick_timer_[cpu] = events_.make_timer(EV_TICK, static_cast<u32>(cpu));
   ipi_timer_[cpu] = events_.make_timer(EV_IPI, static_cast<u32>(cpu));
 }
 
@@ -147,10 +147,22 @@ void Kernel::handle_event(u32 kind, u32 arg) {
   this_cpu_ = cpu;
   struct rq *rq = cpu_rq(cpu);
   switch (kind) {
-    case EV_TICK:
-      sched_tick(cpu);
-      if (rq->curr != rq->idle) events_.arm(tick_timer_[cpu], clock_ + tick_nsec_);
+    case EV_TICK: {
+      // One event per jiffy ticks every CPU whose tick runs, in CPU order, each followed by
+      // its preemption point, as if each CPU's timer interrupt came in turn.
+      tick_cpus_.clear();
+      for (int c = 0; c < nr_cpus_; c++)
+        if (tick_on_[static_cast<std::size_t>(c)]) tick_cpus_.push_back(c);
+      for (int c : tick_cpus_) {
+        this_cpu_ = c;
+        sched_tick(c);
+        run_preempt_points();
+      }
+      nr_ticking_ = 0;
+      for (char on : tick_on_) nr_ticking_ += on;
+      if (nr_ticking_) events_.arm(tick_timer_, clock_ + tick_nsec_);
       break;
+    }
     case EV_IPI:
       sched_ttwu_pending(rq);
       if (rq->curr->need_resched) pending_resched_.push_back(cpu);
@@ -163,11 +175,14 @@ void Kernel::handle_event(u32 kind, u32 arg) {
 // NO_HZ idle: an idle CPU takes no tick; a busy one ticks on jiffy boundaries, as all CPUs
 // share the jiffies clock.
 void Kernel::tick_restart(int cpu) {
-  events_.arm(tick_timer_[cpu], (clock_ / tick_nsec_ + 1) * tick_nsec_);
+  tick_on_[static_cast<std::size_t>(cpu)] = 1;
+  if (nr_ticking_++ == 0 && !events_.armed(tick_timer_))
+    events_.arm(tick_timer_, (clock_ / tick_nsec_ + 1) * tick_nsec_);
 }
 
 void Kernel::tick_stop(int cpu) {
-  events_.cancel(tick_timer_[cpu]);
+  tick_on_[static_cast<std::size_t>(cpu)] = 0;
+  nr_ticking_--;
 }
 
 // ---------------------------------------------------------------------------------------------

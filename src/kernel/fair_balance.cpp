@@ -63,21 +63,16 @@ struct lb_env {
   struct rq *dst_rq;
   Kernel::cpu_idle_type idle;
   long imbalance = 0;
-  CpuMask cpus;
+  // The CPUs still considered: the domain's span until a pinned busiest CPU is dropped.
+  const CpuMask *cpus = nullptr;
+  CpuMask cpus_storage;
   int flags = 0;
   unsigned int loop = 0, loop_break = SCHED_NR_MIGRATE_BREAK, loop_max = 0;
   migration_type type = migrate_load;
-  std::vector<task_struct *> tasks;  // detached, to attach
 };
 
 // A group's flags are its child domain's: an MC group is a core, an SMT group.
 bool smt_group(const sched_domain *sd) { return sd->child && (sd->child->flags & SD_SHARE_CPUCAPACITY); }
-
-// sg->cores: the number of cores in a group.
-unsigned int group_cores(const Kernel &k, const sched_group &g) {
-  const int smt = k.topology().threads_per_core();
-  return static_cast<unsigned int>(std::max(1, g.span.weight() / smt));
-}
 
 bool group_has_capacity(unsigned int imbalance_pct, const sg_lb_stats &s) {
   if (s.sum_nr_running < s.group_weight) return true;
@@ -106,8 +101,9 @@ group_type group_classify(unsigned int imbalance_pct, const sg_lb_stats &s) {
 long sibling_imbalance(const lb_env &env, const sd_lb_stats &sds, const Kernel &k,
                        const sg_lb_stats &busiest, const sg_lb_stats &local) {
   if (env.idle == Kernel::__CPU_NOT_IDLE || !busiest.sum_nr_running) return 0;
-  const long ncores_busiest = group_cores(k, *sds.busiest);
-  const long ncores_local = group_cores(k, *sds.local);
+  (void)k;
+  const long ncores_busiest = sds.busiest->cores;
+  const long ncores_local = sds.local->cores;
   if (ncores_busiest == ncores_local)
     return std::max<long>(0, static_cast<long>(busiest.sum_nr_running) - local.sum_nr_running);
   long imbalance = std::max<long>(0, ncores_local * busiest.sum_nr_running -
@@ -125,7 +121,7 @@ long sibling_imbalance(const lb_env &env, const sd_lb_stats &sds, const Kernel &
 static void update_sg_lb_stats(Kernel &k, lb_env &env, const sched_group &group,
                                sg_lb_stats &sgs, bool local_group, bool *sg_overloaded) {
   group.span.for_each([&](int i) {
-    if (!env.cpus.test(i)) return;
+    if (!env.cpus->test(i)) return;
     struct rq *rq = k.cpu_rq(i);
     // MODEL: blocked load is decayed when balancing reads it, standing in for the kernel's
     // update_blocked_averages() runs (docs/model.md).
@@ -138,8 +134,8 @@ static void update_sg_lb_stats(Kernel &k, lb_env &env, const sched_group &group,
     if (rq->nr_running > 1) *sg_overloaded = true;
     if (!rq->nr_running && k.idle_cpu(i)) sgs.idle_cpus++;  // a forced-idle CPU is not idle
   });
-  sgs.group_capacity = static_cast<unsigned long>(group.span.weight()) * SCHED_CAPACITY_SCALE;
-  sgs.group_weight = static_cast<unsigned int>(group.span.weight());
+  sgs.group_capacity = static_cast<unsigned long>(group.weight) * SCHED_CAPACITY_SCALE;
+  sgs.group_weight = static_cast<unsigned int>(group.weight);
   // A busy SMT core is worth spreading to an idle CPU (smt_balance()).
   if (!local_group && env.idle != Kernel::__CPU_NOT_IDLE && smt_group(env.sd) &&
       sgs.sum_h_nr_running > 1)
@@ -306,7 +302,7 @@ static struct rq *sched_balance_find_src_rq(Kernel &k, lb_env &env, const sched_
   unsigned long busiest_load = 0, busiest_util = 0;
   unsigned int busiest_nr = 0;
   group->span.for_each([&](int i) {
-    if (!env.cpus.test(i)) return;
+    if (!env.cpus->test(i)) return;
     struct rq *rq = k.cpu_rq(i);
     const unsigned int nr_running = rq->cfs.h_nr_runnable;
     if (!nr_running) return;
@@ -405,24 +401,18 @@ static int detach_tasks(Kernel &k, lb_env &env) {
       std::rotate(tasks.begin(), tasks.end() - 1, tasks.end());
       continue;
     }
-    // detach_task()
+    // detach_task(), then attach_task() at once: the kernel batches the attaches after
+    // dropping the source lock; the order of events on the destination is the same.
     k.deactivate_task(env.src_rq, p, DEQUEUE_NOCLOCK);
     k.set_task_cpu(p, env.dst_cpu);
-    env.tasks.push_back(p);
+    k.activate_task(env.dst_rq, p, ENQUEUE_NOCLOCK);
+    k.wakeup_preempt(env.dst_rq, p, 0);
     detached++;
     // With CONFIG_PREEMPTION, newidle balancing stops after one task to bound its latency.
     if (env.idle == Kernel::CPU_NEWLY_IDLE) break;
     if (env.imbalance <= 0) break;
   }
   return detached;
-}
-
-static void attach_tasks(Kernel &k, lb_env &env) {
-  for (task_struct *p : env.tasks) {
-    k.activate_task(env.dst_rq, p, ENQUEUE_NOCLOCK);
-    k.wakeup_preempt(env.dst_rq, p, 0);
-  }
-  env.tasks.clear();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -439,17 +429,16 @@ static bool is_core_idle(const Kernel &k, int cpu) {
 // Only one CPU of the local group balances a domain: the first idle one (preferring a wholly
 // idle core above the SMT level), else the group's first CPU.
 static bool should_we_balance(const Kernel &k, const lb_env &env) {
-  if (!env.cpus.test(env.dst_cpu)) return false;
+  if (!env.cpus->test(env.dst_cpu)) return false;
   if (env.idle == Kernel::CPU_NEWLY_IDLE)
     return !(env.dst_rq->nr_running > 0 || env.dst_rq->ttwu_pending);
   const sched_group &sg = env.sd->groups.front();
   int idle_smt = -1, first_idle = -1;
-  CpuMask swb = sg.span & env.cpus;
-  for (int cpu = swb.first(); cpu < swb.nr_cpu_ids(); cpu = swb.next(cpu + 1)) {
-    if (!k.idle_cpu(cpu)) continue;
+  for (int cpu = sg.span.first(); cpu < sg.span.nr_cpu_ids(); cpu = sg.span.next(cpu + 1)) {
+    if (!env.cpus->test(cpu) || !k.idle_cpu(cpu)) continue;
+    // (The kernel also skips the other threads of such a core; they fail the same test.)
     if (!(env.sd->flags & SD_SHARE_CPUCAPACITY) && !is_core_idle(k, cpu)) {
       if (idle_smt == -1) idle_smt = cpu;
-      swb.andnot(k.cpu_smt_mask(cpu));
       continue;
     }
     first_idle = cpu;
@@ -467,7 +456,7 @@ int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd,
   env.dst_cpu = this_cpu;
   env.dst_rq = this_rq;
   env.idle = idle;
-  env.cpus = sd->span;
+  env.cpus = &sd->span;
   this_rq->lb_count++;
   int ld_moved = 0;
   bool balanced = true;
@@ -490,18 +479,16 @@ int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd,
       env.loop_max = std::min<unsigned>(static_cast<unsigned>(cfg_.tunables[TUNABLE_nr_migrate]),
                                         busiest->nr_running);
       for (;;) {
-        const int cur = detach_tasks(*this, env);
-        if (cur) {
-          attach_tasks(*this, env);
-          ld_moved += cur;
-        }
+        ld_moved += detach_tasks(*this, env);
         if (!(env.flags & LBF_NEED_BREAK)) break;
         env.flags &= ~LBF_NEED_BREAK;
       }
       if (env.flags & LBF_ALL_PINNED) {
         // Nothing on busiest may run here: try the other CPUs of the domain.
-        env.cpus.clear(busiest->cpu);
-        CpuMask rest = env.cpus;
+        env.cpus_storage = *env.cpus;
+        env.cpus_storage.clear(busiest->cpu);
+        env.cpus = &env.cpus_storage;
+        CpuMask rest = *env.cpus;
         rest.andnot(sd->groups.front().span);
         if (!rest.empty()) {
           env.loop = 0;

@@ -274,7 +274,12 @@ class Kernel {
   std::vector<sched_domain *> per_cpu_sd_llc_;
   std::vector<int> per_cpu_sd_llc_size_, per_cpu_sd_llc_id_, per_cpu_sd_share_id_;
   std::vector<sched_domain_shared *> per_cpu_sd_llc_shared_;
-  std::vector<sim::EventQueue::TimerId> tick_timer_, ipi_timer_;
+  // NO_HZ: the ticks of all busy CPUs come from one per-jiffy event (the CPUs share jiffies).
+  sim::EventQueue::TimerId tick_timer_ = 0;
+  std::vector<char> tick_on_;
+  std::vector<int> tick_cpus_;
+  int nr_ticking_ = 0;
+  std::vector<sim::EventQueue::TimerId> ipi_timer_;
   std::vector<int> pending_resched_;  // CPUs to reschedule at the end of the current event
   int next_pid_ = 1;
   bool rd_overloaded_ = false;  // rq->rd->overloaded: some CPU has more than one task

@@ -275,6 +275,6 @@ TEST(BenchmarkScenario, HackbenchSmallScenarioRuns) {
   const auto s =
       scenario::load_scenario(std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios/hackbench-small.toml");
   const auto r = run(s);
-  EXPECT_EQ(r.bench.hackbench_messages, 2u * 10u * 10u * 50u);
+  EXPECT_EQ(r.bench.hackbench_messages, 2u * 10u * 10u * 400u);
   EXPECT_GT(r.bench.hackbench_ns, 0u);
 }
