@@ -107,12 +107,31 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
     cj["idle_ns"] = c.idle_ns;
     cj["forceidle_ns"] = c.forceidle_ns;
     cj["nr_switches"] = c.nr_switches;
+    if (static_cast<std::size_t>(c.cpu) < r.sched.size()) {
+      const auto &cs = r.sched[static_cast<std::size_t>(c.cpu)];
+      cj["newidle_attempts"] = cs.newidle_attempts;
+      cj["newidle_skipped_avg_idle"] = cs.newidle_skipped_avg_idle;
+      cj["newidle_pulled"] = cs.newidle_pulled;
+      cj["newidle_cost_ns"] = cs.newidle_cost_ns;
+      cj["lb_count"] = cs.lb_count;
+      cj["lb_moved"] = cs.lb_moved;
+      cj["lb_failed"] = cs.lb_failed;
+      cj["avg_idle_ns"] = cs.avg_idle_ns;
+      cj["mean_avg_idle_ns"] = cs.mean_avg_idle_ns;
+    }
     cpus.push_back(cj);
     busy += c.busy_ns;
     total += c.busy_ns + c.idle_ns + c.forceidle_ns;
   }
   j["busy_pct"] = total ? 100.0 * static_cast<double>(busy) / static_cast<double>(total) : 0.0;
   j["cpus"] = cpus;
+  double avg_idle_sum = 0;
+  u64 avg_idle_n = 0;
+  for (const auto &cs : r.sched) {
+    avg_idle_sum += cs.mean_avg_idle_ns * static_cast<double>(cs.avg_idle_updates);
+    avg_idle_n += cs.avg_idle_updates;
+  }
+  j["mean_avg_idle_ns"] = avg_idle_n ? avg_idle_sum / static_cast<double>(avg_idle_n) : 0.0;
 
   ordered_json tasks = ordered_json::array();
   for (const auto &tm : m.tasks) {

@@ -209,6 +209,9 @@ void Simulation::arm_done(int cpu) {
 void Simulation::cpu_switched(int cpu, task_struct *prev, task_struct *next) {
   settle(cpu);
   CpuExec &e = exec_[static_cast<std::size_t>(cpu)];
+  // MODEL: newidle balancing's CPU time delays the next task on this CPU (docs/model.md).
+  const Time stall = kernel_->cpu_rq(cpu)->newidle_stall_ns;
+  kernel_->cpu_rq(cpu)->newidle_stall_ns = 0;
   e.w = next->is_idle_task ? nullptr : &work_[static_cast<std::size_t>(next->pid - 1)];
   if (e.w) {
     // Cache refill after a move to another core (same LLC) or another LLC: extra work.
@@ -220,7 +223,8 @@ void Simulation::cpu_switched(int cpu, task_struct *prev, task_struct *next) {
                             : s_.costs.cross_llc_migration_penalty_ns;
     }
     next->last_ran_cpu = cpu;
-    e.seg_start = now_ + s_.costs.context_switch_ns;
+    // The switch, and any newidle balancing this CPU did just before, take CPU time first.
+    e.seg_start = now_ + s_.costs.context_switch_ns + stall;
   }
   // The siblings' speed changes when this CPU turns busy or idle.
   if (prev->is_idle_task != next->is_idle_task) {
@@ -376,6 +380,23 @@ RunResult Simulation::run() {
   r.metrics = metrics_->finish(end, tasks);
   r.events = nr;
   r.sis = kernel_->sis_stats();
+  for (int cpu = 0; cpu < topo_.nr_cpus(); cpu++) {
+    const kernel::rq *rq = kernel_->cpu_rq(cpu);
+    RunResult::CpuSched cs;
+    cs.newidle_attempts = rq->newidle_attempts;
+    cs.newidle_skipped_avg_idle = rq->newidle_skipped_avg_idle;
+    cs.newidle_pulled = rq->newidle_pulled;
+    cs.newidle_cost_ns = rq->newidle_cost_ns;
+    cs.lb_count = rq->lb_count;
+    cs.lb_moved = rq->lb_moved;
+    cs.lb_failed = rq->lb_failed;
+    cs.avg_idle_ns = rq->avg_idle;
+    cs.avg_idle_updates = rq->avg_idle_samples;
+    cs.mean_avg_idle_ns = rq->avg_idle_samples ? static_cast<double>(rq->avg_idle_sum) /
+                                                     static_cast<double>(rq->avg_idle_samples)
+                                               : 0.0;
+    r.sched.push_back(cs);
+  }
   for (const auto &mi : models_) mi.model->report(r.bench);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

@@ -27,6 +27,15 @@ struct RunResult {
   observe::RunMetrics metrics;
   u64 events = 0;
   kernel::Kernel::SisStats sis;
+  // Per CPU balancing counters (rq fields), in CPU order.
+  struct CpuSched {
+    u64 newidle_attempts = 0, newidle_skipped_avg_idle = 0, newidle_pulled = 0, newidle_cost_ns = 0;
+    u64 lb_count = 0, lb_moved = 0, lb_failed = 0;
+    u64 avg_idle_ns = 0;       // at the end of the run
+    double mean_avg_idle_ns = 0;  // mean of avg_idle over its updates (0 if none)
+    u64 avg_idle_updates = 0;
+  };
+  std::vector<CpuSched> sched;
   workload::BenchReport bench;  // hackbench / schbench / fork results, when the scenario has them
   double wall_s = 0;            // host time, never part of the deterministic result
 };
