@@ -9,5 +9,5 @@ sc=$src/scenarios/wakeup-fastpath.toml
 strip() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("host"); print(json.dumps(d))' "$1"; }
 [ "$(strip "$tmp/a.json")" = "$(strip "$tmp/b.json")" ] || { echo "same seed, different JSON"; exit 1; }
 [ "$(strip "$tmp/a.json")" != "$(strip "$tmp/c.json")" ] || { echo "different seeds, same JSON"; exit 1; }
-for key in completion_time_s events; do grep -q "\"$key\"" "$tmp/a.json" || { echo "missing $key"; exit 1; }; done
+for key in completion_time_s events forceidle_ns newidle_attempts newidle_skipped_avg_idle newidle_pulled newidle_cost_ns mean_avg_idle_ns select_idle_sibling; do grep -q "\"$key\"" "$tmp/a.json" || { echo "missing $key"; exit 1; }; done
 echo "3 passed, 0 failed"
