@@ -32,6 +32,7 @@ Simulation::Simulation(const scenario::Scenario &s, const std::string &config_na
                        const kernel::KernelConfig &cfg, u64 seed)
     : s_(s), config_name_(config_name), seed_(seed), cfg_(cfg), topo_(s.topology) {
   kernel_ = std::make_unique<kernel::Kernel>(topo_, s.costs, cfg_, events_);
+  kernel_->seed_random(seed);
   kernel_->set_hooks(this);
   metrics_ = std::make_unique<observe::Metrics>(topo_.nr_cpus());
   kernel_->add_tracer(metrics_.get());

@@ -625,6 +625,22 @@ void Kernel::nohz_idle_balance(int ilb_cpu) {
 // ---------------------------------------------------------------------------------------------
 // Newidle balancing
 
+void Kernel::seed_random(u64 seed) {
+  cpu_rng_.clear();
+  for (int cpu = 0; cpu < nr_cpus_; cpu++)
+    cpu_rng_.emplace_back(seed, std::initializer_list<u64>{0x6b65726e656cULL /* "kernel" */, static_cast<u64>(cpu)});
+}
+
+static void update_newidle_stats(sched_domain *sd, unsigned int success) {
+  sd->newidle_call++;
+  sd->newidle_success += success;
+  if (sd->newidle_call >= 1024) {
+    sd->newidle_ratio = sd->newidle_success;
+    sd->newidle_call /= 2;
+    sd->newidle_success /= 2;
+  }
+}
+
 // Entered when a CPU is about to go idle. The idle period is stamped before balancing, so
 // that avg_idle measures how long CPUs stay idle; balancing only runs when the CPU expects to
 // stay idle longer than balancing costs.
@@ -656,7 +672,21 @@ int Kernel::sched_balance_newidle(struct rq *this_rq) {
         break;
       }
       if (s->flags & SD_BALANCE_NEWIDLE) {
+        unsigned int weight = 1;
+        if (sched_feat(NI_RANDOM)) {
+          // Try the domain with probability ~(1 + ratio)/1024; credit a success with the
+          // inverse weight, so the ratio stays an unbiased estimate.
+          if (cpu_rng_.empty()) seed_random(0);
+          const u64 d = cpu_rng_[static_cast<std::size_t>(this_cpu)].uniform_u64(0, 1023);
+          const unsigned int w = 1 + s->newidle_ratio;
+          if (d > w) {
+            update_newidle_stats(s, 0);
+            continue;
+          }
+          weight = (1024 + w / 2) / w;
+        }
         pulled_task = sched_balance_rq(this_cpu, this_rq, s, CPU_NEWLY_IDLE, &continue_balancing);
+        if (sched_feat(NI_RANDOM)) update_newidle_stats(s, pulled_task ? weight : 0);
         // MODEL: the balance costs a base plus a part per examined CPU; the kernel measures
         // it with sched_clock (docs/model.md).
         const u64 cost = costs_.newidle_balance_base_ns +

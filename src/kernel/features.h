@@ -34,6 +34,8 @@ namespace schedlab::kernel {
   /* Newidle cost bookkeeping: 6.17/6.18 "Bump sd->max_newidle_lb_cost when newidle balance   \
      fails" (reverted Nov 2025); off = 6.12-6.16 plain max tracking */                       \
   SCHED_FEAT(NEWIDLE_BUMP_ON_FAIL, false)                                                    \
+  /* tip (6.19): attempt a domain's newidle balance with the probability it recently paid off */ \
+  SCHED_FEAT(NI_RANDOM, false)                                                               \
   /* "sched: Update rq->avg_idle when a task is moved to an idle CPU" (tip 4b603f1551a7) and  \
      its follow-up "Skip rq->avg_idle update without a valid idle stamp" */                   \
   SCHED_FEAT(AVG_IDLE_ON_IDLE_EXIT, false)                                                   \

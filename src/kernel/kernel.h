@@ -14,6 +14,7 @@
 #include "machine/costs.h"
 #include "machine/topology.h"
 #include "sim/event_queue.h"
+#include "sim/random.h"
 
 namespace schedlab::kernel {
 
@@ -138,6 +139,8 @@ class Kernel {
   void nohz_balancer_kick(struct rq *rq);
   void nohz_idle_balance(int ilb_cpu);
   bool rd_overloaded() const { return rd_overloaded_; }
+  // Seeds the kernel's own random draws (NI_RANDOM), one stream per CPU.
+  void seed_random(u64 seed);
   const std::vector<std::unique_ptr<sched_domain>> &domains(int cpu) const { return domains_[cpu]; }
 
   // ---- core.c / core_sched.c: core scheduling ----
@@ -282,6 +285,7 @@ class Kernel {
   std::vector<sim::EventQueue::TimerId> ipi_timer_;
   std::vector<int> pending_resched_;  // CPUs to reschedule at the end of the current event
   int next_pid_ = 1;
+  std::vector<sim::Stream> cpu_rng_;  // get_random_u32() per CPU
   bool rd_overloaded_ = false;  // rq->rd->overloaded: some CPU has more than one task
   u64 nohz_next_balance_ = 0;   // nohz.next_balance (jiffies)
   bool in_sis_ = false;

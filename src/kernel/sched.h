@@ -194,6 +194,8 @@ struct sched_domain {
   unsigned int nr_balance_failed = 0;
   u64 max_newidle_lb_cost = 0;
   u64 last_decay_max_lb_cost = 0;
+  // NI_RANDOM (tip): how often newidle balancing of this domain pulled, per 1024 attempts.
+  unsigned int newidle_call = 512, newidle_success = 256, newidle_ratio = 512;
   sched_domain_shared *shared = nullptr;
 };
 

@@ -178,3 +178,25 @@ TEST(NewidleBalance, SkippedWhenTheCpuExpectsAShortIdle) {
   EXPECT_GT(rq1->newidle_cost_ns, 0u);
   EXPECT_GT(rq1->sd->max_newidle_lb_cost, 0u);
 }
+
+// NI_RANDOM: a domain whose newidle balancing never pulls is tried less and less often.
+TEST(NewidleBalance, NiRandomBacksOffFromAFruitlessDomain) {
+  u64 attempts[2];
+  for (bool ni_random : {false, true}) {
+    KernelConfig cfg;
+    cfg.features.on[__SCHED_FEAT_NI_RANDOM] = ni_random;
+    KernelFixture f(KernelFixture::default_spec(), cfg);
+    f.k.seed_random(1);
+    task_struct *a = f.task("a"), *b = f.task("b");
+    f.k.test_run(a, 0);
+    f.k.test_enqueue(b, 0);  // overloaded, but b just ran (the clock stays at 0): cache hot
+    struct rq *rq1 = f.k.cpu_rq(1);
+    for (int i = 0; i < 4000; i++) {
+      rq1->avg_idle = 1000000;
+      f.k.sched_balance_newidle(rq1);
+    }
+    attempts[ni_random] = rq1->lb_count;
+  }
+  EXPECT_EQ(attempts[0], 2u * 4000);    // SMT and MC, every time
+  EXPECT_LT(attempts[1], attempts[0] / 4);
+}
