@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <exception>
 #include <mutex>
@@ -99,6 +100,7 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
         out.completion_ns = rr.metrics.completion_ns;
         out.forceidle_ns = rr.metrics.forceidle_ns;
         out.events = rr.events;
+        out.bench = bench_metrics(rr);
         out.wall_s = rr.wall_s;
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mu);
@@ -124,6 +126,28 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
   if (error) std::rethrow_exception(error);
   r.wall_s = seconds_since(t0);
   return r;
+}
+
+// p99.9 as the run JSON reports it: the smallest sample with at least 99.9 % at or below it.
+static double p999_us(std::vector<Time> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const std::size_t rank = static_cast<std::size_t>(std::ceil(0.999 * static_cast<double>(v.size())));
+  return static_cast<double>(v[std::max<std::size_t>(rank, 1) - 1]) / 1e3;
+}
+
+std::vector<double> bench_metrics(const RunResult &r) {
+  const double nan = std::nan("");
+  std::vector<double> m(kNrBenchMetrics, nan);
+  if (r.bench.has_hackbench) m[0] = static_cast<double>(r.bench.hackbench_ns) / 1e9;
+  if (r.bench.has_schbench) {
+    m[1] = p999_us(r.bench.schbench_wakeup_ns);
+    m[2] = p999_us(r.bench.schbench_request_ns);
+    m[3] = r.bench.schbench_window_ns ? static_cast<double>(r.bench.schbench_requests) * 1e9 /
+                                            static_cast<double>(r.bench.schbench_window_ns)
+                                      : nan;
+  }
+  return m;
 }
 
 }  // namespace schedlab::experiment

@@ -26,8 +26,25 @@ struct ExperimentRun {
   Time completion_ns = 0;  // RunMetrics::completion_ns
   Time forceidle_ns = 0;   // RunMetrics::forceidle_ns, summed over CPUs
   u64 events = 0;
+  // Benchmark results, in the order of kBenchMetrics; NaN where the scenario has none.
+  std::vector<double> bench;
   double wall_s = 0;  // host time, never part of the deterministic result
 };
+
+// The benchmark metrics an experiment summarises (run JSON key, label, unit).
+struct BenchMetric {
+  const char *key;
+  const char *label;
+};
+inline constexpr BenchMetric kBenchMetrics[] = {
+    {"hackbench_time_s", "hackbench time (s)"},
+    {"schbench_wakeup_p999_us", "schbench wakeup latency p99.9 (us)"},
+    {"schbench_request_p999_us", "schbench request latency p99.9 (us)"},
+    {"schbench_rps", "schbench requests per second"},
+};
+inline constexpr std::size_t kNrBenchMetrics = sizeof(kBenchMetrics) / sizeof(kBenchMetrics[0]);
+// The metrics of one run (NaN where absent).
+std::vector<double> bench_metrics(const RunResult &r);
 
 struct ExperimentConfig {
   std::string name;

@@ -95,6 +95,29 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
     }
     st.configs.push_back(std::move(cs));
   }
+  for (std::size_t m = 0; m < kNrBenchMetrics; m++) {
+    bool present = !r.configs.empty();
+    for (const auto &c : r.configs)
+      for (const auto &run : c.runs) present &= m < run.bench.size() && std::isfinite(run.bench[m]);
+    if (!present) continue;
+    MetricStats ms;
+    ms.index = m;
+    std::vector<double> first;
+    for (const auto &c : r.configs) {
+      std::vector<double> x;
+      for (const auto &run : c.runs) x.push_back(run.bench[m]);
+      if (first.empty()) first = x;
+      MetricStats::PerConfig pc;
+      pc.mean = stats::mean(x);
+      pc.ci95 = stats::ci95(x);
+      const stats::Paired p = stats::paired(x, first);
+      const double base = stats::mean(first);
+      pc.change_pct = 100.0 * p.mean_diff / base;
+      pc.change_ci95_pct = 100.0 * p.ci95 / base;
+      ms.configs.push_back(pc);
+    }
+    st.metrics.push_back(std::move(ms));
+  }
   auto find = [&](const std::string &n) -> const std::vector<double> & {
     for (const auto &c : st.configs)
       if (c.name == n) return c.completion_s;
@@ -167,6 +190,25 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
                          k.resamples);
     out += ")\n";
   }
+  for (const auto &ms : st.metrics) {
+    std::vector<std::vector<std::string>> rows;
+    rows.push_back({kBenchMetrics[ms.index].label, "Mean ± CI95",
+                    "Change vs " + st.configs.front().name + " ± CI95 (paired)"});
+    for (std::size_t c = 0; c < ms.configs.size(); c++) {
+      const auto &pc = ms.configs[c];
+      const bool sec = ms.index == 0;
+      auto val = [&](double v) { return sec ? fmt::format("{:.4f}", v) : fmt::format("{:.1f}", v); };
+      const std::string ci = std::isfinite(pc.ci95) ? val(pc.ci95) : "n/a";
+      std::string change = "";
+      if (c > 0)
+        change = fmt::format("{:+.1f} % ± {}", pc.change_pct,
+                             std::isfinite(pc.change_ci95_pct) ? fmt::format("{:.1f} %", pc.change_ci95_pct)
+                                                               : std::string("n/a"));
+      rows.push_back({st.configs[c].name, val(pc.mean) + " ± " + ci, change});
+    }
+    out += "\n";
+    out += render(rows, {0, 0, 0});
+  }
   const std::size_t total = r.configs.size() * n;
   out += fmt::format("\n{} run{} in {:.2f} s on {} thread{}\n", total, total == 1 ? "" : "s",
                      r.wall_s, r.threads, r.threads == 1 ? "" : "s");
@@ -202,6 +244,14 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
     jc["overhead_s"] = num(cs.overhead);
     jc["overhead_ci95_s"] = num(cs.overhead_ci95);
     jc["mean_forceidle_s"] = num(cs.mean_forceidle_s);
+    for (const auto &ms : st.metrics) {
+      const std::string key = kBenchMetrics[ms.index].key;
+      const auto &pc = ms.configs[c];
+      jc["mean_" + key] = num(pc.mean);
+      jc["ci95_" + key] = num(pc.ci95);
+      jc["change_pct_" + key] = num(pc.change_pct);
+      jc["change_ci95_pct_" + key] = num(pc.change_ci95_pct);
+    }
     configs.push_back(std::move(jc));
   }
   j["configs"] = std::move(configs);

@@ -26,7 +26,18 @@ struct ComparisonStats {
   stats::Cut cut;
 };
 
+// A benchmark metric across configurations: mean, CI95 and the change against the first
+// configuration, paired by seed, in percent of the first's mean.
+struct MetricStats {
+  std::size_t index = 0;  // into kBenchMetrics
+  struct PerConfig {
+    double mean = 0, ci95 = 0, change_pct = 0, change_ci95_pct = 0;
+  };
+  std::vector<PerConfig> configs;
+};
+
 struct ExperimentStats {
+  std::vector<MetricStats> metrics;  // the benchmark metrics every run has
   std::vector<ConfigStats> configs;
   std::vector<ComparisonStats> comparisons;
 };

@@ -346,7 +346,9 @@ bool Kernel::task_hot(task_struct *p, sched_domain *sd, int dst_cpu, int src_cpu
 }
 
 static bool can_migrate_task(Kernel &k, task_struct *p, lb_env &env) {
-  if (p->se.sched_delayed && env.type != migrate_load) return false;
+  // A delayed-dequeue sleeper stays where it sleeps. MODEL: tip moves them when migrating
+  // load, keeping them delayed on the new CPU; 6.12 never does (docs/model.md).
+  if (p->se.sched_delayed) return false;
   if (!p->cpus_mask.test(env.dst_cpu)) {
     env.flags |= LBF_SOME_PINNED;
     return false;

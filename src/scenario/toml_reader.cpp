@@ -433,7 +433,7 @@ void Reader::read_machine(const toml::table &t, Scenario &s) const {
 void Reader::read_costs(const toml::table &t, MachineCosts &c) const {
   check_keys(t, "machine.costs",
              {"context_switch", "wakeup_ipi", "migration_penalty", "cross_llc_migration_penalty",
-              "smt_corun_speed"});
+              "smt_corun_speed", "newidle_balance_base", "newidle_balance_per_cpu"});
   auto cost = [&](std::string_view key, Time &out) {
     if (const toml::node *n = t.get(key)) out = duration(*n, join("machine.costs", key));
   };
@@ -441,6 +441,8 @@ void Reader::read_costs(const toml::table &t, MachineCosts &c) const {
   cost("wakeup_ipi", c.wakeup_ipi_ns);
   cost("migration_penalty", c.migration_penalty_ns);
   cost("cross_llc_migration_penalty", c.cross_llc_migration_penalty_ns);
+  cost("newidle_balance_base", c.newidle_balance_base_ns);
+  cost("newidle_balance_per_cpu", c.newidle_balance_per_cpu_ns);
   if (const toml::node *n = t.get("smt_corun_speed")) {
     const std::string_view field = "machine.costs.smt_corun_speed";
     double v = 0;
