@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "kernel/group_stats.h"
 #include "kernel/kernel.h"
 
 namespace schedlab::kernel {
@@ -15,35 +16,11 @@ namespace {
 constexpr unsigned int SCHED_NR_MIGRATE_BREAK = 32;
 constexpr unsigned long MAX_PINNED_INTERVAL = 512;  // ms
 
-enum group_type {
-  group_has_spare = 0,
-  group_fully_busy,
-  group_misfit_task,
-  group_smt_balance,
-  group_asym_packing,
-  group_imbalanced,
-  group_overloaded
-};
-
 enum migration_type { migrate_load = 0, migrate_util, migrate_task, migrate_misfit };
 
 constexpr int LBF_ALL_PINNED = 0x01;
 constexpr int LBF_NEED_BREAK = 0x02;
 constexpr int LBF_SOME_PINNED = 0x08;
-
-struct sg_lb_stats {
-  unsigned long avg_load = 0;
-  unsigned long group_load = 0;
-  unsigned long group_capacity = 0;
-  unsigned long group_util = 0;
-  unsigned long group_runnable = 0;
-  unsigned int sum_nr_running = 0;
-  unsigned int sum_h_nr_running = 0;
-  unsigned int idle_cpus = 0;
-  unsigned int group_weight = 0;
-  group_type type = group_has_spare;
-  bool group_smt_balance = false;
-};
 
 struct sd_lb_stats {
   const sched_group *busiest = nullptr;
@@ -73,29 +50,6 @@ struct lb_env {
 
 // A group's flags are its child domain's: an MC group is a core, an SMT group.
 bool smt_group(const sched_domain *sd) { return sd->child && (sd->child->flags & SD_SHARE_CPUCAPACITY); }
-
-bool group_has_capacity(unsigned int imbalance_pct, const sg_lb_stats &s) {
-  if (s.sum_nr_running < s.group_weight) return true;
-  if (s.group_capacity * imbalance_pct < s.group_runnable * 100) return false;
-  if (s.group_capacity * 100 > s.group_util * imbalance_pct) return true;
-  return false;
-}
-
-bool group_is_overloaded(unsigned int imbalance_pct, const sg_lb_stats &s) {
-  if (s.sum_nr_running <= s.group_weight) return false;
-  if (s.group_capacity * 100 < s.group_util * imbalance_pct) return true;
-  if (s.group_capacity * imbalance_pct < s.group_runnable * 100) return true;
-  return false;
-}
-
-// MODEL: no group_imbalanced (affinity-failure propagation), asym packing or misfit
-// (docs/model.md).
-group_type group_classify(unsigned int imbalance_pct, const sg_lb_stats &s) {
-  if (group_is_overloaded(imbalance_pct, s)) return group_overloaded;
-  if (s.group_smt_balance) return group_smt_balance;
-  if (!group_has_capacity(imbalance_pct, s)) return group_fully_busy;
-  return group_has_spare;
-}
 
 // Evens out nr_running per core between two groups of possibly different core counts.
 long sibling_imbalance(const lb_env &env, const sd_lb_stats &sds, const Kernel &k,

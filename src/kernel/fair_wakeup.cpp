@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "kernel/group_stats.h"
 #include "kernel/kernel.h"
 
 namespace schedlab::kernel {
@@ -327,54 +328,6 @@ int Kernel::__select_idle_sibling(task_struct *p, int prev, int target) {
 
 // ---------------------------------------------------------------------------------------------
 // Slow path: sched_balance_find_dst_cpu() for fork and exec
-
-namespace {
-
-enum group_type {
-  group_has_spare = 0,
-  group_fully_busy,
-  group_misfit_task,
-  group_smt_balance,
-  group_asym_packing,
-  group_imbalanced,
-  group_overloaded
-};
-
-struct sg_lb_stats {
-  unsigned long avg_load = 0;
-  unsigned long group_load = 0;
-  unsigned long group_capacity = 0;
-  unsigned long group_util = 0;
-  unsigned long group_runnable = 0;
-  unsigned int sum_nr_running = 0;
-  unsigned int idle_cpus = 0;
-  unsigned int group_weight = 0;
-  group_type type = group_has_spare;
-};
-
-bool group_has_capacity(unsigned int imbalance_pct, const sg_lb_stats &s) {
-  if (s.sum_nr_running < s.group_weight) return true;
-  if (s.group_capacity * imbalance_pct < s.group_runnable * 100) return false;
-  if (s.group_capacity * 100 > s.group_util * imbalance_pct) return true;
-  return false;
-}
-
-bool group_is_overloaded(unsigned int imbalance_pct, const sg_lb_stats &s) {
-  if (s.sum_nr_running <= s.group_weight) return false;
-  if (s.group_capacity * 100 < s.group_util * imbalance_pct) return true;
-  if (s.group_capacity * imbalance_pct < s.group_runnable * 100) return true;
-  return false;
-}
-
-group_type group_classify(unsigned int imbalance_pct, const sg_lb_stats &s) {
-  // MODEL: no affinity-imbalance (sgc->imbalance), asym packing or misfit on symmetric
-  // machines without load balancing state; those classes never occur here.
-  if (group_is_overloaded(imbalance_pct, s)) return group_overloaded;
-  if (!group_has_capacity(imbalance_pct, s)) return group_fully_busy;
-  return group_has_spare;
-}
-
-}  // namespace
 
 // The fork/exec-time group statistics, with p's own contribution taken out.
 static void update_sg_wakeup_stats(const Kernel &k, const sched_domain *sd,
