@@ -51,6 +51,14 @@ struct Barrier {
     waiting.clear();
     return true;
   }
+  // A member's pass through the start barrier: true once it may start (the first time it
+  // arrives, or after the release woke it); false: it blocks until the release.
+  bool pass(int member, bool &member_arrived, int members, int cpu, Env &env) {
+    if (released) return true;
+    if (member_arrived) return false;
+    member_arrived = true;
+    return arrive(member, members, cpu, env);
+  }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -73,12 +81,7 @@ class Hackbench : public Model {
   Action next(int m, int cpu, sim::Stream &, Env &env) override {
     St &t = st_[static_cast<std::size_t>(m)];
     if (!t.started) {
-      if (!barrier_.released && !t.arrived) {
-        t.arrived = true;
-        if (!barrier_.arrive(m, members(), cpu, env)) return block();
-      } else if (!barrier_.released) {
-        return block();
-      }
+      if (!barrier_.pass(m, t.arrived, members(), cpu, env)) return block();
       t.started = true;
     }
     const int per_group = 2 * s_.fds;
@@ -194,12 +197,7 @@ class Schbench : public Model {
   Action next(int m, int cpu, sim::Stream &rng, Env &env) override {
     St &t = st_[static_cast<std::size_t>(m)];
     if (!t.started) {
-      if (!barrier_.released && !t.arrived) {
-        t.arrived = true;
-        if (!barrier_.arrive(m, members(), cpu, env)) return block();
-      } else if (!barrier_.released) {
-        return block();
-      }
+      if (!barrier_.pass(m, t.arrived, members(), cpu, env)) return block();
       t.started = true;
       t.blocked = false;
       stop_ns_ = barrier_.release_ns + s_.runtime;
