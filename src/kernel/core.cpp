@@ -165,6 +165,8 @@ void Kernel::handle_event(u32 kind, u32 arg) {
     }
     case EV_IPI:
       sched_ttwu_pending(rq);
+      // The stopper queued by active balancing runs first: it preempts whatever runs here.
+      if (rq->active_balance) active_load_balance_cpu_stop(rq);
       if (rq->curr->need_resched) pending_resched_.push_back(cpu);
       break;
     default:

@@ -21,6 +21,7 @@ enum migration_type { migrate_load = 0, migrate_util, migrate_task, migrate_misf
 constexpr int LBF_ALL_PINNED = 0x01;
 constexpr int LBF_NEED_BREAK = 0x02;
 constexpr int LBF_SOME_PINNED = 0x08;
+constexpr int LBF_ACTIVE_LB = 0x10;
 
 struct sd_lb_stats {
   const sched_group *busiest = nullptr;
@@ -309,6 +310,7 @@ static bool can_migrate_task(Kernel &k, task_struct *p, lb_env &env) {
   }
   env.flags &= ~LBF_ALL_PINNED;
   if (env.src_rq->curr == p) return false;
+  if (env.flags & LBF_ACTIVE_LB) return true;  // the stopper moves even a cache-hot task
   // Cache hot tasks stay, until balancing at this level has failed often enough.
   if (!k.task_hot(p, env.sd, env.dst_cpu, env.src_cpu)) return true;
   return env.sd->nr_balance_failed > env.sd->cache_nice_tries;
@@ -464,16 +466,90 @@ int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd,
     }
     return 0;
   }
+  bool active_balance = false;
   if (!ld_moved) {
     if (idle != CPU_NEWLY_IDLE) sd->nr_balance_failed++;
     this_rq->lb_failed++;
-    // MODEL: no active balance (the stopper pushing a running task); docs/model.md.
+    // need_active_balance(): regular balancing keeps failing to move tasks (cache hot, or a
+    // core cookie that does not match): have the stopper on busiest push one, hot or not.
+    // (The asym packing, misfit and reduced-capacity reasons do not arise here.)
+    struct rq *busiest = env.src_rq;
+    if (idle != CPU_NEWLY_IDLE && env.type == migrate_task &&
+        sd->nr_balance_failed > sd->cache_nice_tries + 2) {
+      if (!busiest->curr->cpus_mask.test(this_cpu)) {
+        env.flags |= LBF_ALL_PINNED;
+      } else if (!busiest->active_balance) {
+        busiest->active_balance = true;
+        busiest->push_cpu = this_cpu;
+        busiest->active_balance_sd = sd;
+        active_balance = true;
+        send_ipi(busiest->cpu);  // stop_one_cpu_nowait()
+      }
+      // Avoid balancing again before the stopper has run.
+      sd->nr_balance_failed = sd->cache_nice_tries + 1;
+    }
   } else {
     sd->nr_balance_failed = 0;
     this_rq->lb_moved += static_cast<u64>(ld_moved);
   }
-  sd->balance_interval = sd->min_interval;
+  if (!active_balance) sd->balance_interval = sd->min_interval;
   return ld_moved;
+}
+
+// active_load_balance_cpu_stop(): the stopper runs on busiest, so its current task is no longer
+// running and may be the one to go. MODEL: the stopper is not a task here: the current task is
+// switched out to the idle task for no time, then busiest picks again (docs/model.md).
+void Kernel::active_load_balance_cpu_stop(struct rq *busiest_rq) {
+  busiest_rq->active_balance = false;
+  const int target_cpu = busiest_rq->push_cpu;
+  sched_domain *sd = busiest_rq->active_balance_sd;
+  struct rq *target_rq = cpu_rq(target_cpu);
+  // Is there any task to move, and is the target still idle?
+  if (busiest_rq->nr_running <= 1 || !idle_cpu(target_cpu) || !sd) return;
+  const int cpu = busiest_rq->cpu;
+  // The stopper preempts the current task: it goes back to the queue.
+  task_struct *curr = busiest_rq->curr;
+  if (!curr->is_idle_task) {
+    curr->need_resched = true;
+    struct rq *rq = busiest_rq;
+    update_curr(&rq->cfs);
+    put_prev_set_next_task(rq, curr, rq->idle);
+    curr->need_resched = false;
+    rq->curr = rq->idle;
+    curr->on_cpu = 0;
+    rq->idle->on_cpu = 1;
+    rq->nr_switches++;
+    curr->nr_switches++;
+    curr->nr_involuntary_switches++;
+    for (TraceSink *t : tracers_) t->sched_switch(clock_, cpu, curr, curr->__state, rq->idle);
+    tick_stop(cpu);
+    for (TraceSink *t : tracers_) t->cpu_idle(clock_, cpu, true);
+    if (hooks_) hooks_->cpu_switched(cpu, curr, rq->idle);
+  }
+  lb_env env;
+  env.sd = sd;
+  env.dst_cpu = target_cpu;
+  env.dst_rq = target_rq;
+  env.src_cpu = cpu;
+  env.src_rq = busiest_rq;
+  env.idle = CPU_IDLE;
+  env.cpus = &sd->span;
+  env.flags = LBF_ACTIVE_LB;
+  env.type = migrate_task;
+  // detach_one_task(): the least recently run task that may go.
+  std::vector<task_struct *> &tasks = busiest_rq->cfs_tasks;
+  for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) {
+    task_struct *p = *it;
+    if (!can_migrate_task(*this, p, env)) continue;
+    deactivate_task(busiest_rq, p, DEQUEUE_NOCLOCK);
+    set_task_cpu(p, target_cpu);
+    activate_task(target_rq, p, ENQUEUE_NOCLOCK);
+    wakeup_preempt(target_rq, p, 0);
+    busiest_rq->lb_active++;
+    break;
+  }
+  // Busiest picks what it runs next (the stopper is done); this_cpu_ is busiest's here.
+  resched_curr(busiest_rq);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -137,6 +137,7 @@ class Kernel {
   int sched_balance_newidle(struct rq *rq);
   bool task_hot(task_struct *p, sched_domain *sd, int dst_cpu, int src_cpu) const;
   void nohz_balancer_kick(struct rq *rq);
+  void active_load_balance_cpu_stop(struct rq *busiest_rq);
   void nohz_idle_balance(int ilb_cpu);
   bool rd_overloaded() const { return rd_overloaded_; }
   // Seeds the kernel's own random draws (NI_RANDOM), one stream per CPU.

@@ -222,7 +222,11 @@ struct rq {
   // before its next task runs.
   u64 newidle_attempts = 0, newidle_skipped_avg_idle = 0, newidle_pulled = 0;
   u64 newidle_cost_ns = 0, newidle_stall_ns = 0;
-  u64 lb_count = 0, lb_moved = 0, lb_failed = 0;
+  u64 lb_count = 0, lb_moved = 0, lb_failed = 0, lb_active = 0;
+  // Active balance: the stopper on this CPU is to push a task to push_cpu.
+  bool active_balance = false;
+  int push_cpu = 0;
+  sched_domain *active_balance_sd = nullptr;
   u64 avg_idle_sum = 0, avg_idle_samples = 0;  // the mean avg_idle, sampled at each update
 
   // Core scheduling. Per rq:

@@ -200,3 +200,40 @@ TEST(NewidleBalance, NiRandomBacksOffFromAFruitlessDomain) {
   EXPECT_EQ(attempts[0], 2u * 4000);    // SMT and MC, every time
   EXPECT_LT(attempts[1], attempts[0] / 4);
 }
+
+// Active balance: when regular balancing keeps failing (here only the running task could go),
+// the stopper on the busiest CPU preempts it and pushes it to the idle CPU.
+TEST(ActiveBalance, TheStopperPushesTheRunningTask) {
+  KernelFixture f;
+  task_struct *r = f.hog(0);
+  task_struct *q = f.task("pinned");
+  CpuMask only0(8);
+  only0.set(0);
+  q->cpus_mask = only0;
+  q->nr_cpus_allowed = 1;
+  f.k.test_enqueue(q, 0);
+  f.k.set_clock(10000000);
+  sched_domain *sd = mc(f, 1);
+  for (int i = 1; i <= 3; i++) {
+    bool cont = true;
+    EXPECT_EQ(f.k.sched_balance_rq(1, f.k.cpu_rq(1), sd, Kernel::CPU_IDLE, &cont), 0);
+    EXPECT_EQ(sd->nr_balance_failed, static_cast<unsigned>(i));
+    EXPECT_FALSE(f.k.cpu_rq(0)->active_balance);
+  }
+  bool cont = true;
+  f.k.sched_balance_rq(1, f.k.cpu_rq(1), sd, Kernel::CPU_IDLE, &cont);  // 4 > cache_nice_tries + 2
+  EXPECT_TRUE(f.k.cpu_rq(0)->active_balance);
+  // The stopper's IPI, then both CPUs reschedule. Ticks are dropped: their idle balancing
+  // would act on the same state and muddle what this test looks at.
+  while (!f.events.empty() && f.events.next_time() <= 10010000) {
+    const auto ev = f.events.pop();
+    if (ev.kind == EV_TICK) continue;
+    f.k.set_clock(ev.time);
+    f.k.handle_event(ev.kind, ev.arg);
+    f.k.run_preempt_points();
+  }
+  EXPECT_EQ(r->cpu, 1);
+  EXPECT_EQ(f.k.cpu_rq(1)->curr, r);
+  EXPECT_EQ(f.k.cpu_rq(0)->curr, q);
+  EXPECT_EQ(f.k.cpu_rq(0)->lb_active, 1u);
+}
