@@ -704,9 +704,57 @@ bool Kernel::steal_cookie_task(int cpu, sched_domain *sd) {
 
 void Kernel::sched_core_balance(struct rq *rq) {
   for (const auto &sd : domains_[rq->cpu]) {
-    if (rq->curr->need_resched) break;
-    if (steal_cookie_task(rq->cpu, sd.get())) break;
+    if (rq->curr->need_resched) return;
+    if (steal_cookie_task(rq->cpu, sd.get())) return;
   }
+  // Nothing of the core's cookie to pull: push away what is stuck here instead.
+  if (sched_feat(__SCHED_FEAT_CORE_PUSH_FORCEIDLE) && !rq->curr->need_resched)
+    sched_core_push_forceidle(rq);
+}
+
+// INFERRED (the patch is not public): each queued task whose cookie the core does not run
+// goes, best first, to the nearest CPU outside this core where it can run at once: idle (or
+// running only SCHED_IDLE work) and with a core that runs its cookie or is wholly idle.
+int Kernel::sched_core_push_forceidle(struct rq *rq) {
+  const int cpu = rq->cpu;
+  const unsigned long cookie = rq->core->core_cookie;
+  const int max = static_cast<int>(cfg_.tunables[TUNABLE_core_push_forceidle_max]);
+  const bool llc_only = cfg_.tunables[TUNABLE_core_push_forceidle_scope] == 0;
+  // Best first: earliest virtual deadline.
+  std::vector<task_struct *> stuck;
+  for (sched_entity *se : rq->cfs.timeline) {
+    task_struct *p = task_of(se);
+    if (p != rq->core_pick && !se->sched_delayed && p->core_cookie != cookie) stuck.push_back(p);
+  }
+  std::stable_sort(stuck.begin(), stuck.end(), [](task_struct *a, task_struct *b) {
+    return static_cast<s64>(a->se.deadline - b->se.deadline) < 0;
+  });
+  int pushed = 0;
+  for (task_struct *p : stuck) {
+    int dst = -1;
+    for (const auto &sd : domains_[cpu]) {
+      if (sd->flags & SD_SHARE_CPUCAPACITY) continue;  // the siblings share this core's cookie
+      if (llc_only && !(sd->flags & SD_SHARE_LLC)) break;
+      sd->span.for_each_wrap(cpu + 1 < nr_cpus_ ? cpu + 1 : 0, [&](int c) {
+        if (topo_.cpu(c).core == topo_.cpu(cpu).core || !p->cpus_mask.test(c)) return true;
+        if ((available_idle_cpu(c) || sched_idle_cpu(c)) && sched_core_cookie_match(cpu_rq(c), p)) {
+          dst = c;
+          return false;
+        }
+        return true;
+      });
+      if (dst >= 0) break;
+    }
+    if (dst < 0) continue;
+    struct rq *dst_rq = cpu_rq(dst);
+    deactivate_task(rq, p, DEQUEUE_NOCLOCK);
+    set_task_cpu(p, dst);
+    activate_task(dst_rq, p, ENQUEUE_NOCLOCK);
+    wakeup_preempt(dst_rq, p, 0);
+    rq->core_pushed++;
+    if (++pushed >= max) break;
+  }
+  return pushed;
 }
 
 }  // namespace schedlab::kernel

@@ -87,7 +87,8 @@ static void update_sg_lb_stats(Kernel &k, lb_env &env, const sched_group &group,
     sgs.sum_h_nr_running += rq->cfs.h_nr_runnable;
     sgs.sum_nr_running += rq->nr_running;
     if (rq->nr_running > 1) *sg_overloaded = true;
-    if (!rq->nr_running && k.idle_cpu(i)) sgs.idle_cpus++;  // a forced-idle CPU is not idle
+    // A forced-idle CPU is not idle, unless FI_IDLE_FOR_LB says so.
+    if ((!rq->nr_running && k.idle_cpu(i)) || (rq->nr_running && k.lb_idle_cpu(i))) sgs.idle_cpus++;
   });
   sgs.group_capacity = static_cast<unsigned long>(group.weight) * SCHED_CAPACITY_SCALE;
   sgs.group_weight = static_cast<unsigned int>(group.weight);
@@ -290,6 +291,8 @@ static struct rq *sched_balance_find_src_rq(Kernel &k, lb_env &env, const sched_
 
 bool Kernel::task_hot(task_struct *p, sched_domain *sd, int dst_cpu, int src_cpu) const {
   if (p->policy == SCHED_IDLE) return false;
+  // LB_COOKIE_SMT: the cookie counts at the SMT level too (a sibling runs the other cookie).
+  if (sched_feat(LB_COOKIE_SMT) && !sched_core_cookie_match(cpu_rq(dst_cpu), p)) return true;
   if (sched_feat(TASK_HOT_SMT_EARLY_OUT) && (sd->flags & SD_SHARE_CPUCAPACITY)) return false;
   const s64 migration_cost = cfg_.tunables[TUNABLE_migration_cost_ns];
   // Core scheduling: a task whose cookie the destination core does not run counts as hot.
@@ -320,6 +323,13 @@ static int detach_tasks(Kernel &k, lb_env &env) {
   std::vector<task_struct *> &tasks = env.src_rq->cfs_tasks;
   int detached = 0;
   if (env.imbalance <= 0) return 0;
+  if (k.config().features.on[__SCHED_FEAT_LB_COOKIE_PREF]) {
+    // INFERRED: try first the tasks whose cookie the destination core runs (or could run, the
+    // core being idle): they go to the tail, where detaching starts, in their LRU order.
+    std::stable_partition(tasks.begin(), tasks.end(), [&](task_struct *p) {
+      return !k.sched_core_cookie_match(env.dst_rq, p);
+    });
+  }
   while (!tasks.empty()) {
     if (env.idle != Kernel::__CPU_NOT_IDLE && env.src_rq->nr_running <= 1) break;
     env.loop++;
@@ -379,7 +389,7 @@ static int detach_tasks(Kernel &k, lb_env &env) {
 static bool is_core_idle(const Kernel &k, int cpu) {
   bool idle = true;
   k.cpu_smt_mask(cpu).for_each([&](int s) {
-    if (s != cpu && !k.idle_cpu(s)) idle = false;
+    if (s != cpu && !k.lb_idle_cpu(s)) idle = false;
   });
   return idle;
 }
@@ -393,7 +403,7 @@ static bool should_we_balance(const Kernel &k, const lb_env &env) {
   const sched_group &sg = env.sd->groups.front();
   int idle_smt = -1, first_idle = -1;
   for (int cpu = sg.span.first(); cpu < sg.span.nr_cpu_ids(); cpu = sg.span.next(cpu + 1)) {
-    if (!env.cpus->test(cpu) || !k.idle_cpu(cpu)) continue;
+    if (!env.cpus->test(cpu) || !k.lb_idle_cpu(cpu)) continue;
     // (The kernel also skips the other threads of such a core; they fail the same test.)
     if (!(env.sd->flags & SD_SHARE_CPUCAPACITY) && !is_core_idle(k, cpu)) {
       if (idle_smt == -1) idle_smt = cpu;
@@ -580,7 +590,7 @@ static bool update_newidle_cost(sched_domain *sd, u64 cost, u64 jiffies, u64 hz)
 
 void Kernel::sched_balance_trigger(struct rq *rq) {
   if (jiffies() >= rq->next_balance)
-    sched_balance_domains(rq, idle_cpu(rq->cpu) ? CPU_IDLE : __CPU_NOT_IDLE);
+    sched_balance_domains(rq, lb_idle_cpu(rq->cpu) ? CPU_IDLE : __CPU_NOT_IDLE);
 }
 
 void Kernel::sched_balance_domains(struct rq *rq, cpu_idle_type idle) {
@@ -602,7 +612,7 @@ void Kernel::sched_balance_domains(struct rq *rq, cpu_idle_type idle) {
     if (jiffies() >= sd->last_balance + interval) {
       if (sched_balance_rq(cpu, rq, sd, idle, &continue_balancing)) {
         // We pulled work: we are no longer idle.
-        idle = idle_cpu(cpu) ? CPU_IDLE : __CPU_NOT_IDLE;
+        idle = lb_idle_cpu(cpu) ? CPU_IDLE : __CPU_NOT_IDLE;
         busy = idle != CPU_IDLE && !sched_idle_cpu(cpu);
       }
       sd->last_balance = jiffies();
@@ -645,10 +655,10 @@ void Kernel::nohz_idle_balance(int ilb_cpu) {
   this_cpu_ = ilb_cpu;
   u64 next = jiffies() + 60 * static_cast<u64>(cfg_.tunables[TUNABLE_hz]);
   for (int c = 0; c < nr_cpus_; c++) {
-    if (!idle_cpu(c)) continue;  // busy, or forced idle: not balanced on its behalf
+    if (!lb_idle_cpu(c)) continue;  // busy, or forced idle: not balanced on its behalf
     struct rq *rq = cpu_rq(c);
     if (jiffies() >= rq->next_balance) sched_balance_domains(rq, CPU_IDLE);
-    if (idle_cpu(c)) next = std::min(next, rq->next_balance);
+    if (lb_idle_cpu(c)) next = std::min(next, rq->next_balance);
   }
   nohz_next_balance_ = next;
   this_cpu_ = saved;

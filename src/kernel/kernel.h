@@ -174,6 +174,11 @@ class Kernel {
   void sched_core_tick(struct rq *rq);
   void task_tick_core(struct rq *rq, task_struct *curr);
   void sched_core_balance(struct rq *rq);
+  int sched_core_push_forceidle(struct rq *rq);
+  // idle_cpu() as load balancing sees it: with FI_IDLE_FOR_LB a forced-idle CPU counts too.
+  bool lb_idle_cpu(int cpu) const {
+    return idle_cpu(cpu) || (cfg_.features.on[__SCHED_FEAT_FI_IDLE_FOR_LB] && sched_core_forceidle(cpu));
+  }
   bool steal_cookie_task(int cpu, sched_domain *sd);
   bool try_steal_cookie(int this_cpu, int that);
   // The three cookie-match helpers of kernel/sched/sched.h.

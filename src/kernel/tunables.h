@@ -20,7 +20,11 @@ namespace schedlab::kernel {
   T(nr_migrate, 32, 1, 4096, "sysctl_sched_nr_migrate")                                           \
   T(hz, 1000, 100, 1000, "CONFIG_HZ: tick frequency (100, 250, 300 or 1000)")                     \
   T(timer_slack_ns, 50000, 0, 100000000,                                                          \
-    "default task timer slack: sleeps end up to this much late (hrtimer range)")
+    "default task timer slack: sleeps end up to this much late (hrtimer range)")                  \
+  T(core_push_forceidle_max, 1, 1, 1024,                                                          \
+    "CORE_PUSH_FORCEIDLE: tasks pushed away per forced-idle event (INFERRED design)")             \
+  T(core_push_forceidle_scope, 0, 0, 1,                                                           \
+    "CORE_PUSH_FORCEIDLE: where to look for a target: 0 the LLC, 1 every domain")
 
 enum sched_tunable_id {
 #define SCHEDLAB_ENUM(name, def, lo, hi, doc) TUNABLE_##name,

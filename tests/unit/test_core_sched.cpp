@@ -401,3 +401,92 @@ TEST(CoreSafetyChecker, ReportsTwoCookiesOnACoreWithNoReschedulePending) {
   check.check_pending(f.k, 0);
   EXPECT_EQ(check.violations(), 1u);
 }
+
+// ---------------------------------------------------------------------------------------------
+// "Push tasks on force idle" (INFERRED design)
+
+namespace {
+// x runs on CPU 0; y (another cookie) arrives on sibling CPU 4 and wins the tie: x is stuck
+// behind forced idle on CPU 0 while cores 1-3 are idle.
+void stuck_behind_forced_idle(KernelFixture &f, task_struct *x, task_struct *y) {
+  f.cookie(x);
+  f.cookie(y);
+  f.k.test_run(x, 0);
+  f.k.test_run(y, 4);
+  f.settle(20000);  // CPU 0 acts on the IPI of CPU 4's core-wide pick
+}
+}  // namespace
+
+TEST(PushForceIdle, AStuckTaskGoesToAnIdleCore) {
+  for (bool push : {false, true}) {
+    KernelConfig cfg;
+    cfg.features.on[__SCHED_FEAT_CORE_PUSH_FORCEIDLE] = push;
+    KernelFixture f(KernelFixture::default_spec(), cfg);
+    task_struct *x = f.task("x"), *y = f.task("y");
+    stuck_behind_forced_idle(f, x, y);
+    EXPECT_EQ(f.k.cpu_rq(4)->curr, y);
+    if (push) {
+      EXPECT_EQ(x->cpu, 1);  // the nearest CPU whose whole core is idle
+      EXPECT_EQ(f.k.cpu_rq(1)->curr, x);
+      EXPECT_FALSE(f.k.sched_core_forceidle(0));
+      EXPECT_EQ(f.k.cpu_rq(0)->core_pushed, 1u);
+    } else {
+      EXPECT_EQ(x->cpu, 0);
+      EXPECT_TRUE(f.k.sched_core_forceidle(0));
+    }
+  }
+}
+
+TEST(PushForceIdle, NeverBreaksAffinityOrCookies) {
+  KernelConfig cfg;
+  cfg.features.on[__SCHED_FEAT_CORE_PUSH_FORCEIDLE] = true;
+  KernelFixture f(KernelFixture::default_spec(), cfg);
+  task_struct *x = f.task("x"), *y = f.task("y");
+  // Every other core runs a third cookie on one thread: no core could take x without mixing.
+  for (int c : {1, 2, 3}) {
+    task_struct *z = f.task("z");
+    f.cookie(z);
+    f.k.test_run(z, c);
+  }
+  stuck_behind_forced_idle(f, x, y);
+  EXPECT_EQ(x->cpu, 0);  // CPUs 5-7 are idle, but their cores run other cookies
+  // And a task pinned to its CPU stays there whatever is idle.
+  KernelFixture g(KernelFixture::default_spec(), cfg);
+  task_struct *px = g.task("x"), *py = g.task("y");
+  CpuMask only0(8);
+  only0.set(0);
+  px->cpus_mask = only0;
+  px->nr_cpus_allowed = 1;
+  stuck_behind_forced_idle(g, px, py);
+  EXPECT_EQ(px->cpu, 0);
+  EXPECT_TRUE(g.k.sched_core_forceidle(0));
+}
+
+// FI_IDLE_FOR_LB: balancing counts a forced-idle CPU as idle.
+TEST(ForceIdleAwareLb, AForcedIdleCpuCountsAsIdleForBalancing) {
+  for (bool aware : {false, true}) {
+    KernelConfig cfg;
+    cfg.features.on[__SCHED_FEAT_FI_IDLE_FOR_LB] = aware;
+    KernelFixture f(KernelFixture::default_spec(), cfg);
+    task_struct *x = f.task("x"), *y = f.task("y");
+    stuck_behind_forced_idle(f, x, y);
+    ASSERT_TRUE(f.k.sched_core_forceidle(0));
+    EXPECT_FALSE(f.k.idle_cpu(0));
+    EXPECT_EQ(f.k.lb_idle_cpu(0), aware);
+  }
+}
+
+// LB_COOKIE_SMT: at the SMT level a cookie mismatch makes a task cache hot too.
+TEST(ForceIdleAwareLb, CookieCheckAtTheSmtLevel) {
+  for (bool smt : {false, true}) {
+    KernelConfig cfg;
+    cfg.features.on[__SCHED_FEAT_LB_COOKIE_SMT] = smt;
+    KernelFixture f(KernelFixture::default_spec(), cfg);
+    task_struct *x = f.task("x"), *q = f.task("q");
+    f.cookie(x);
+    f.cookie(q);
+    f.k.test_run(x, 4);  // core {0,4} runs x's cookie
+    f.k.set_clock(10000000);
+    EXPECT_EQ(f.k.task_hot(q, f.k.cpu_rq(0)->sd, 0, 1), smt);
+  }
+}
