@@ -410,6 +410,7 @@ void Kernel::__schedule(int cpu, bool preempt) {
   prev->need_resched = false;
   if (prev == next) {
     if (sched_core_enabled(rq)) forceidle_trace_update(rq);
+    run_core_balance_callback(rq);  // balance callbacks run whether or not we switched
     return;
   }
 
@@ -437,11 +438,14 @@ void Kernel::__schedule(int cpu, bool preempt) {
   }
   if (hooks_) hooks_->cpu_switched(cpu, prev, next);
   if (sched_core_enabled(rq)) forceidle_trace_update(rq);
-  if (rq->core_balance_queued) {
-    // The balance callback queued by queue_core_balance(), run after the switch.
-    rq->core_balance_queued = false;
-    sched_core_balance(rq);
-  }
+  run_core_balance_callback(rq);
+}
+
+// The balance callback queued by queue_core_balance(), run after the switch.
+void Kernel::run_core_balance_callback(struct rq *rq) {
+  if (!rq->core_balance_queued) return;
+  rq->core_balance_queued = false;
+  sched_core_balance(rq);
 }
 
 void Kernel::sched_tick(int cpu) {

@@ -234,6 +234,7 @@ class Kernel {
   void sched_core_put_cookie(unsigned long cookie);
   void se_fi_update(sched_entity *se, unsigned int fi_seq, bool forceidle);
   void forceidle_trace_update(struct rq *rq);
+  void run_core_balance_callback(struct rq *rq);
   bool sis_fastpath_cookie_ok(int cpu, task_struct *p, int target);
   void detach_entity_load_avg(struct cfs_rq *cfs_rq, sched_entity *se);
 
