@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages schedlab builds with. Safe to run again.
 # Why each one: docs/dependencies.md.
 set -euo pipefail
-pkgs=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev
+pkgs=(cmake g++ make python3 libgtest-dev libgmock-dev libbenchmark-dev
       libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libfmt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
