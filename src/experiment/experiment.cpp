@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
@@ -132,7 +132,8 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
 static double p999_us(std::vector<Time> v) {
   if (v.empty()) return std::nan("");
   std::sort(v.begin(), v.end());
-  const std::size_t rank = static_cast<std::size_t>(std::ceil(0.999 * static_cast<double>(v.size())));
+  const std::size_t rank =
+      static_cast<std::size_t>(std::ceil(0.999 * static_cast<double>(v.size())));
   return static_cast<double>(v[std::max<std::size_t>(rank, 1) - 1]) / 1e3;
 }
 
@@ -147,6 +148,13 @@ std::vector<double> bench_metrics(const RunResult &r) {
                                             static_cast<double>(r.bench.schbench_window_ns)
                                       : nan;
   }
+  // The first VM whose guest runs hwlat.
+  for (const auto &v : r.bench.vms)
+    if (v.guest == workload::VmSpec::Guest::Hwlat) {
+      m[4] = v.noise_pct();
+      m[5] = v.lost_time_pct();
+      break;
+    }
   return m;
 }
 

@@ -197,13 +197,16 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
     for (std::size_t c = 0; c < ms.configs.size(); c++) {
       const auto &pc = ms.configs[c];
       const bool sec = ms.index == 0;
-      auto val = [&](double v) { return sec ? fmt::format("{:.4f}", v) : fmt::format("{:.1f}", v); };
+      auto val = [&](double v) {
+        return sec ? fmt::format("{:.4f}", v) : fmt::format("{:.1f}", v);
+      };
       const std::string ci = std::isfinite(pc.ci95) ? val(pc.ci95) : "n/a";
       std::string change = "";
       if (c > 0)
         change = fmt::format("{:+.1f} % ± {}", pc.change_pct,
-                             std::isfinite(pc.change_ci95_pct) ? fmt::format("{:.1f} %", pc.change_ci95_pct)
-                                                               : std::string("n/a"));
+                             std::isfinite(pc.change_ci95_pct)
+                                 ? fmt::format("{:.1f} %", pc.change_ci95_pct)
+                                 : std::string("n/a"));
       rows.push_back({st.configs[c].name, val(pc.mean) + " ± " + ci, change});
     }
     out += "\n";

@@ -1,5 +1,7 @@
 #include "experiment/result_json.h"
 
+#include <cmath>
+
 #include "schedlab/version.h"
 
 namespace schedlab::experiment {
@@ -46,6 +48,28 @@ static void bench_json(const workload::BenchReport &b, ordered_json &j) {
     f["forks"] = b.forks;
     f["children_exited"] = b.children_exited;
     j["fork"] = f;
+  }
+  if (!b.vms.empty()) {
+    auto pct = [](double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); };
+    ordered_json vms = ordered_json::array();
+    for (const auto &v : b.vms) {
+      ordered_json o;
+      o["name"] = v.name;
+      o["guest"] = v.guest == workload::VmSpec::Guest::Hwlat  ? "hwlat"
+                   : v.guest == workload::VmSpec::Guest::Idle ? "idle"
+                                                              : "stress";
+      o["windows"] = v.windows;
+      o["sampling_ns"] = v.sampling_ns;
+      o["samples"] = v.samples;
+      o["max_gap_ns"] = v.max_gap_ns;
+      o["sum_gap_ns"] = v.sum_gap_ns;
+      o["breach_gap_ns"] = v.breach_gap_ns;
+      o["noise_pct"] = pct(v.noise_pct());
+      o["lost_time_pct"] = pct(v.lost_time_pct());
+      o["forceidle_ns"] = v.forceidle_ns;
+      vms.push_back(o);
+    }
+    j["vm"] = vms;
   }
 }
 

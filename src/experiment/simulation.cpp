@@ -52,6 +52,8 @@ Simulation::Simulation(const scenario::Scenario &s, const std::string &config_na
         throw std::invalid_argument(s.file + ": group '" + g.name +
                                     "': benchmark task count does not match the group's count");
       mi.env = std::make_unique<ModelEnv>(this, work_.size());
+      mi.group = &g;
+      mi.base = work_.size();
       model = mi.model.get();
       models_.push_back(std::move(mi));
     }
@@ -66,8 +68,10 @@ Simulation::Simulation(const scenario::Scenario &s, const std::string &config_na
       w.p = kernel_->create_task(comm, g.nice, policy_of(g.policy), allowed);
       w.group = &g;
       w.finite = !g.stress && g.loops != 0;
+      bool dormant = false;
       if (model) {
-        w.finite = true;
+        w.finite = !model->infinite();
+        dormant = model->dormant(i);
         w.model = model;
         w.member = i;
         w.model_idx = models_.size() - 1;
@@ -80,7 +84,8 @@ Simulation::Simulation(const scenario::Scenario &s, const std::string &config_na
       w.act = Action{Action::Kind::Run, 0};  // a new thread runs briefly before its first phase
       w.wake_timer = events_.make_timer(EV_TASK_WAKE, static_cast<u32>(work_.size()));
       w.start_timer = events_.make_timer(EV_TASK_START, static_cast<u32>(work_.size()));
-      events_.arm(w.start_timer, start);
+      // A dormant member (a halted vCPU) is created but never started.
+      if (!dormant) events_.arm(w.start_timer, start);
       if (w.finite) finite_left_++;
       work_.push_back(std::move(w));
     }
@@ -213,6 +218,10 @@ void Simulation::cpu_switched(int cpu, task_struct *prev, task_struct *next) {
   // MODEL: newidle balancing's CPU time delays the next task on this CPU (docs/model.md).
   const Time stall = kernel_->cpu_rq(cpu)->newidle_stall_ns;
   kernel_->cpu_rq(cpu)->newidle_stall_ns = 0;
+  if (!prev->is_idle_task) {
+    TaskWork &pw = work_[static_cast<std::size_t>(prev->pid - 1)];
+    if (pw.model) pw.model->switched_out(pw.member, now_);
+  }
   e.w = next->is_idle_task ? nullptr : &work_[static_cast<std::size_t>(next->pid - 1)];
   if (e.w) {
     // Cache refill after a move to another core (same LLC) or another LLC: extra work.
@@ -226,6 +235,7 @@ void Simulation::cpu_switched(int cpu, task_struct *prev, task_struct *next) {
     next->last_ran_cpu = cpu;
     // The switch, and any newidle balancing this CPU did just before, take CPU time first.
     e.seg_start = now_ + s_.costs.context_switch_ns + stall;
+    if (e.w->model) e.w->model->switched_in(e.w->member, e.seg_start);
   }
   // The siblings' speed changes when this CPU turns busy or idle.
   if (prev->is_idle_task != next->is_idle_task) {
@@ -398,7 +408,17 @@ RunResult Simulation::run() {
                                                : 0.0;
     r.sched.push_back(cs);
   }
-  for (const auto &mi : models_) mi.model->report(r.bench);
+  for (const auto &mi : models_) {
+    mi.model->finish(end);
+    const std::size_t before = r.bench.vms.size();
+    mi.model->report(r.bench);
+    if (r.bench.vms.size() == before + 1) {  // a VM: its name and its tasks' forced idle time
+      workload::BenchReport::Vm &v = r.bench.vms.back();
+      v.name = mi.group->name;
+      for (int m = 0; m < mi.model->members(); m++)
+        v.forceidle_ns += work_[mi.base + static_cast<std::size_t>(m)].p->core_forceidle_sum;
+    }
+  }
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

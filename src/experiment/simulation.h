@@ -31,7 +31,7 @@ struct RunResult {
   struct CpuSched {
     u64 newidle_attempts = 0, newidle_skipped_avg_idle = 0, newidle_pulled = 0, newidle_cost_ns = 0;
     u64 lb_count = 0, lb_moved = 0, lb_failed = 0;
-    u64 avg_idle_ns = 0;       // at the end of the run
+    u64 avg_idle_ns = 0;          // at the end of the run
     double mean_avg_idle_ns = 0;  // mean of avg_idle over its updates (0 if none)
     u64 avg_idle_updates = 0;
   };
@@ -87,6 +87,8 @@ class Simulation : public kernel::CpuHooks {
   struct ModelInst {
     std::unique_ptr<workload::Model> model;
     std::unique_ptr<ModelEnv> env;
+    const scenario::TaskGroupSpec *group = nullptr;
+    std::size_t base = 0;  // work_ index of member 0
   };
   struct CpuExec {
     TaskWork *w = nullptr;  // running task, nullptr when idle

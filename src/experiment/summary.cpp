@@ -55,6 +55,18 @@ std::string run_summary(const RunResult &r, const scenario::Scenario &s) {
   }
   if (b.has_fork)
     out += fmt::format("fork: {} children forked, {} exited\n", b.forks, b.children_exited);
+  for (const auto &v : b.vms) {
+    if (v.guest == workload::VmSpec::Guest::Hwlat)
+      out += fmt::format(
+          "vm {} (hwlat): {} samples in {} windows, max gap {:.1f} us, noise {:.3f}%, lost "
+          "time {:.3f}%, forced idle {:.3f} s\n",
+          v.name, v.samples, v.windows, static_cast<double>(v.max_gap_ns) / 1e3, v.noise_pct(),
+          v.lost_time_pct(), static_cast<double>(v.forceidle_ns) / 1e9);
+    else
+      out += fmt::format("vm {} ({}): forced idle {:.3f} s\n", v.name,
+                         v.guest == workload::VmSpec::Guest::Idle ? "idle" : "stress",
+                         static_cast<double>(v.forceidle_ns) / 1e9);
+  }
   Time busy = 0, total = 0;
   std::string per_cpu;
   for (const auto &c : m.cpus) {

@@ -50,7 +50,9 @@ struct lb_env {
 };
 
 // A group's flags are its child domain's: an MC group is a core, an SMT group.
-bool smt_group(const sched_domain *sd) { return sd->child && (sd->child->flags & SD_SHARE_CPUCAPACITY); }
+bool smt_group(const sched_domain *sd) {
+  return sd->child && (sd->child->flags & SD_SHARE_CPUCAPACITY);
+}
 
 // Evens out nr_running per core between two groups of possibly different core counts.
 long sibling_imbalance(const lb_env &env, const sd_lb_stats &sds, const Kernel &k,
@@ -61,8 +63,8 @@ long sibling_imbalance(const lb_env &env, const sd_lb_stats &sds, const Kernel &
   const long ncores_local = sds.local->cores;
   if (ncores_busiest == ncores_local)
     return std::max<long>(0, static_cast<long>(busiest.sum_nr_running) - local.sum_nr_running);
-  long imbalance = std::max<long>(0, ncores_local * busiest.sum_nr_running -
-                                         ncores_busiest * local.sum_nr_running);
+  long imbalance = std::max<long>(
+      0, ncores_local * busiest.sum_nr_running - ncores_busiest * local.sum_nr_running);
   imbalance = (2 * imbalance + ncores_local + ncores_busiest) / (ncores_local + ncores_busiest);
   if (imbalance <= 1 && local.sum_nr_running == 0 && busiest.sum_nr_running > 1) imbalance = 2;
   return imbalance;
@@ -73,8 +75,8 @@ long sibling_imbalance(const lb_env &env, const sd_lb_stats &sds, const Kernel &
 // ---------------------------------------------------------------------------------------------
 // Statistics
 
-static void update_sg_lb_stats(Kernel &k, lb_env &env, const sched_group &group,
-                               sg_lb_stats &sgs, bool local_group, bool *sg_overloaded) {
+static void update_sg_lb_stats(Kernel &k, lb_env &env, const sched_group &group, sg_lb_stats &sgs,
+                               bool local_group, bool *sg_overloaded) {
   group.span.for_each([&](int i) {
     if (!env.cpus->test(i)) return;
     struct rq *rq = k.cpu_rq(i);
@@ -101,7 +103,8 @@ static void update_sg_lb_stats(Kernel &k, lb_env &env, const sched_group &group,
     sgs.avg_load = sgs.group_load * SCHED_CAPACITY_SCALE / sgs.group_capacity;
 }
 
-static bool update_sd_pick_busiest(const lb_env &env, const sd_lb_stats &sds, const sg_lb_stats &sgs) {
+static bool update_sd_pick_busiest(const lb_env &env, const sd_lb_stats &sds,
+                                   const sg_lb_stats &sgs) {
   const sg_lb_stats &busiest = sds.busiest_stat;
   if (!sgs.sum_h_nr_running) return false;
   if (!sds.busiest) return true;
@@ -189,7 +192,8 @@ static void calculate_imbalance(const Kernel &k, lb_env &env, sd_lb_stats &sds) 
     if (busiest.type > group_fully_busy && !(env.sd->flags & SD_SHARE_LLC)) {
       // Fill the local group's spare capacity.
       env.type = migrate_util;
-      env.imbalance = static_cast<long>(std::max(local.group_capacity, local.group_util) - local.group_util);
+      env.imbalance =
+          static_cast<long>(std::max(local.group_capacity, local.group_util) - local.group_util);
       if (env.idle != Kernel::__CPU_NOT_IDLE && env.imbalance == 0) {
         env.type = migrate_task;
         env.imbalance = 1;
@@ -218,9 +222,10 @@ static void calculate_imbalance(const Kernel &k, lb_env &env, sd_lb_stats &sds) 
     }
   }
   env.type = migrate_load;
-  env.imbalance = static_cast<long>(std::min((busiest.avg_load - sds.avg_load) * busiest.group_capacity,
-                                             (sds.avg_load - local.avg_load) * local.group_capacity) /
-                                    SCHED_CAPACITY_SCALE);
+  env.imbalance =
+      static_cast<long>(std::min((busiest.avg_load - sds.avg_load) * busiest.group_capacity,
+                                 (sds.avg_load - local.avg_load) * local.group_capacity) /
+                        SCHED_CAPACITY_SCALE);
 }
 
 static const sched_group *sched_balance_find_src_group(Kernel &k, lb_env &env, bool *overloaded) {
@@ -346,14 +351,18 @@ static int detach_tasks(Kernel &k, lb_env &env) {
       switch (env.type) {
         case migrate_load: {
           const unsigned long load = std::max<unsigned long>(1, p->se.avg.load_avg);
-          if ((load >> shift) > static_cast<unsigned long>(env.imbalance)) move = false;
-          else env.imbalance -= static_cast<long>(load);
+          if ((load >> shift) > static_cast<unsigned long>(env.imbalance))
+            move = false;
+          else
+            env.imbalance -= static_cast<long>(load);
           break;
         }
         case migrate_util: {
           const unsigned long util = p->se.avg.util_avg;
-          if ((util >> shift) > static_cast<unsigned long>(env.imbalance)) move = false;
-          else env.imbalance -= static_cast<long>(util);
+          if ((util >> shift) > static_cast<unsigned long>(env.imbalance))
+            move = false;
+          else
+            env.imbalance -= static_cast<long>(util);
           break;
         }
         case migrate_task:
@@ -417,8 +426,8 @@ static bool should_we_balance(const Kernel &k, const lb_env &env) {
   return sg.balance_cpu == env.dst_cpu;
 }
 
-int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd,
-                             cpu_idle_type idle, bool *continue_balancing) {
+int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd, cpu_idle_type idle,
+                             bool *continue_balancing) {
   lb_env env;
   env.sd = sd;
   env.dst_cpu = this_cpu;
@@ -471,7 +480,8 @@ int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd,
   if (balanced) {
     // out_balanced: the balance interval backs off, except for newidle.
     if (idle != CPU_NEWLY_IDLE) {
-      const unsigned long max = (env.flags & LBF_ALL_PINNED) ? MAX_PINNED_INTERVAL : sd->max_interval;
+      const unsigned long max =
+          (env.flags & LBF_ALL_PINNED) ? MAX_PINNED_INTERVAL : sd->max_interval;
       if (sd->balance_interval < max) sd->balance_interval *= 2;
     }
     return 0;
@@ -569,7 +579,7 @@ static u64 get_sd_balance_interval(const Kernel &k, const sched_domain *sd, bool
   const u64 hz = static_cast<u64>(k.config().tunables[TUNABLE_hz]);
   const u64 max_lb_interval = std::max<u64>(1, hz * static_cast<u64>(k.nr_cpu_ids()) / 10);
   const u64 ms = sd->balance_interval * (busy ? sd->busy_factor : 1);
-  u64 j = ms * hz / 1000;  // msecs_to_jiffies()
+  u64 j = ms * hz / 1000;     // msecs_to_jiffies()
   if (busy && j > 1) j -= 1;  // a little earlier, so that busy CPUs do not all balance at once
   return std::clamp<u64>(j, 1, max_lb_interval);
 }
@@ -642,8 +652,7 @@ void Kernel::nohz_balancer_kick(struct rq *rq) {
   if (!kick) {
     // More than one busy CPU in this LLC: an idle CPU may be able to spread them.
     int busy = 0;
-    if (sd_llc(rq->cpu))
-      sd_llc(rq->cpu)->span.for_each([&](int c) { busy += !idle_cpu(c); });
+    if (sd_llc(rq->cpu)) sd_llc(rq->cpu)->span.for_each([&](int c) { busy += !idle_cpu(c); });
     kick = busy > 1;
   }
   if (!kick) return;
@@ -670,7 +679,8 @@ void Kernel::nohz_idle_balance(int ilb_cpu) {
 void Kernel::seed_random(u64 seed) {
   cpu_rng_.clear();
   for (int cpu = 0; cpu < nr_cpus_; cpu++)
-    cpu_rng_.emplace_back(seed, std::initializer_list<u64>{0x6b65726e656cULL /* "kernel" */, static_cast<u64>(cpu)});
+    cpu_rng_.emplace_back(
+        seed, std::initializer_list<u64>{0x6b65726e656cULL /* "kernel" */, static_cast<u64>(cpu)});
 }
 
 static void update_newidle_stats(sched_domain *sd, unsigned int success) {
@@ -695,7 +705,8 @@ int Kernel::sched_balance_newidle(struct rq *this_rq) {
   this_rq->newidle_attempts++;
   int pulled_task = 0;
   auto update_next_balance = [&](const sched_domain *sd) {
-    next_balance = std::min(next_balance, sd->last_balance + get_sd_balance_interval(*this, sd, false));
+    next_balance =
+        std::min(next_balance, sd->last_balance + get_sd_balance_interval(*this, sd, false));
   };
   sched_domain *sd = this_rq->sd;
   if (sd && (!rd_overloaded_ || this_rq->avg_idle < sd->max_newidle_lb_cost)) {

@@ -177,7 +177,8 @@ class Kernel {
   int sched_core_push_forceidle(struct rq *rq);
   // idle_cpu() as load balancing sees it: with FI_IDLE_FOR_LB a forced-idle CPU counts too.
   bool lb_idle_cpu(int cpu) const {
-    return idle_cpu(cpu) || (cfg_.features.on[__SCHED_FEAT_FI_IDLE_FOR_LB] && sched_core_forceidle(cpu));
+    return idle_cpu(cpu) ||
+           (cfg_.features.on[__SCHED_FEAT_FI_IDLE_FOR_LB] && sched_core_forceidle(cpu));
   }
   bool steal_cookie_task(int cpu, sched_domain *sd);
   bool try_steal_cookie(int this_cpu, int that);
@@ -293,8 +294,8 @@ class Kernel {
   std::vector<int> pending_resched_;  // CPUs to reschedule at the end of the current event
   int next_pid_ = 1;
   std::vector<sim::Stream> cpu_rng_;  // get_random_u32() per CPU
-  bool rd_overloaded_ = false;  // rq->rd->overloaded: some CPU has more than one task
-  u64 nohz_next_balance_ = 0;   // nohz.next_balance (jiffies)
+  bool rd_overloaded_ = false;        // rq->rd->overloaded: some CPU has more than one task
+  u64 nohz_next_balance_ = 0;         // nohz.next_balance (jiffies)
   bool in_sis_ = false;
   u64 sis_calls_ = 0;
   mutable u64 sis_idle_tests_ = 0;

@@ -172,9 +172,9 @@ struct sched_domain_shared {
 
 struct sched_group {
   CpuMask span;
-  int balance_cpu;        // group_balance_cpu(): first CPU of the group
-  int weight = 0;         // CPUs in span
-  unsigned int cores = 1; // sg->cores: the SMT cores it holds
+  int balance_cpu;         // group_balance_cpu(): first CPU of the group
+  int weight = 0;          // CPUs in span
+  unsigned int cores = 1;  // sg->cores: the SMT cores it holds
 };
 
 struct sched_domain {

@@ -98,8 +98,9 @@ void Kernel::build_sched_domains() {
         for (const CpuMask &s : seen)
           if (s == g) return;
         seen.push_back(g);
-        sd->groups.push_back(sched_group{g, g.first(), g.weight(),
-                                         static_cast<unsigned>(std::max(1, g.weight() / topo_.threads_per_core()))});
+        sd->groups.push_back(
+            sched_group{g, g.first(), g.weight(),
+                        static_cast<unsigned>(std::max(1, g.weight() / topo_.threads_per_core()))});
       };
       add_group(prev_span);
       span.for_each_wrap(cpu, [&](int c) {

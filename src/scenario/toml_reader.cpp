@@ -366,8 +366,17 @@ Scenario Reader::read(const toml::table &root) const {
 
   // With no duration the run ends when the last finite task exits; if there is none, it would
   // never end.
-  const bool any_finite = std::any_of(s.groups.begin(), s.groups.end(),
-                                      [](const TaskGroupSpec &g) { return !g.stress && g.loops; });
+  for (const TaskGroupSpec &g : s.groups)
+    if (g.bench.kind == workload::Benchmark::Kind::Vm && s.duration_ns == 0) {
+      const toml::node *d = scen->get("duration");
+      fail(d ? at(*d) : at(*scen), "scenario.duration",
+           fmt::format("must be set and non-zero: group '{}' is a vm, and a VM runs until the "
+                       "run's duration ends",
+                       g.name));
+    }
+  const bool any_finite = std::any_of(s.groups.begin(), s.groups.end(), [](const TaskGroupSpec &g) {
+    return !g.stress && g.loops && g.bench.kind != workload::Benchmark::Kind::Vm;
+  });
   if (s.duration_ns == 0 && !any_finite) {
     const toml::node *d = scen->get("duration");
     fail(d ? at(*d) : at(*scen), "scenario.duration",
@@ -523,7 +532,7 @@ void Reader::read_tunables(const toml::table &t, std::string_view path,
 TaskGroupSpec Reader::read_group(const toml::table &t, const std::string &path, int nr_cpus) const {
   check_keys(t, path,
              {"name", "count", "nice", "policy", "cpus", "start", "stress", "loops", "phases",
-              "threads_per_process", "pgrp", "hackbench", "schbench", "fork"});
+              "threads_per_process", "pgrp", "hackbench", "schbench", "fork", "vm"});
   TaskGroupSpec g;
   g.line = static_cast<int>(at(t).line);
 
@@ -616,10 +625,10 @@ bool Reader::read_benchmark(const toml::table &t, const std::string &path, int n
   std::string_view kind;
   for (const Entry &e : in_file_order(t)) {
     const std::string_view k = e.key->str();
-    if (k != "hackbench" && k != "schbench" && k != "fork") continue;
+    if (k != "hackbench" && k != "schbench" && k != "fork" && k != "vm") continue;
     if (bench)
       fail(at(*e.key, at(t)), join(path, k),
-           fmt::format("a group has at most one of hackbench, schbench or fork, and this one "
+           fmt::format("a group has at most one of hackbench, schbench, fork or vm, and this one "
                        "already has '{}'",
                        kind));
     bench = e.value;
@@ -702,6 +711,44 @@ bool Reader::read_benchmark(const toml::table &t, const std::string &path, int n
       fail(at(*bench), field, "message_threads * (1 + workers) must be at most 1000000");
     g.count = sb.tasks(nr_cpus);
     g.threads_per_process = 0;
+  } else if (kind == "vm") {
+    check_keys(b, field,
+               {"vcpus", "guest", "width", "window", "threshold", "vmm_threads", "vmm_burst",
+                "vmm_period"});
+    g.bench.kind = Benchmark::Kind::Vm;
+    workload::VmSpec &v = g.bench.vm;
+    if (const toml::node *n = get("vcpus"))
+      v.vcpus = static_cast<int>(integer(*n, sub("vcpus"), 1, 4096));
+    if (const toml::node *n = get("guest")) {
+      const std::string gs = string(*n, sub("guest"));
+      if (gs == "stress")
+        v.guest = workload::VmSpec::Guest::Stress;
+      else if (gs == "hwlat")
+        v.guest = workload::VmSpec::Guest::Hwlat;
+      else if (gs == "idle")
+        v.guest = workload::VmSpec::Guest::Idle;
+      else
+        fail(at(*n), sub("guest"),
+             fmt::format("unknown guest '{}' (expected stress, hwlat or idle)", gs));
+    }
+    auto positive = [&](std::string_view k, Time &out) {
+      if (const toml::node *n = get(k)) {
+        out = duration(*n, sub(k));
+        if (out == 0) fail(at(*n), sub(k), "must be greater than 0");
+      }
+    };
+    positive("width", v.width);
+    positive("window", v.window);
+    if (const toml::node *n = get("threshold")) v.threshold = duration(*n, sub("threshold"));
+    if (v.width > v.window)
+      fail(at(get("width") ? *get("width") : *bench), sub("width"),
+           fmt::format("must be at most window ({} ns), got {} ns", v.window, v.width));
+    if (const toml::node *n = get("vmm_threads"))
+      v.vmm_threads = static_cast<int>(integer(*n, sub("vmm_threads"), 0, 4096));
+    if (const toml::node *n = get("vmm_burst")) v.vmm_burst = duration(*n, sub("vmm_burst"));
+    positive("vmm_period", v.vmm_period);
+    g.count = v.tasks();
+    g.threads_per_process = 0;  // one process: the VM
   } else {
     check_keys(b, field, {"children", "child_run", "interval", "fork_cost", "wait"});
     g.bench.kind = Benchmark::Kind::Fork;

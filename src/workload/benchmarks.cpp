@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 
 namespace schedlab::workload {
 
@@ -430,7 +431,140 @@ class Forker : public Model {
   std::uint64_t forks_ = 0, exited_ = 0;
 };
 
+// ---------------------------------------------------------------------------------------------
+
+// A VM: vCPU threads run while their guest vCPU has work and halt (block) while it is idle;
+// VMM threads do short periodic bursts. The hwlat guest's tracer spins on one vCPU for `width`
+// of every `window`, round robin; the executor reports when that vCPU's thread leaves and
+// regains the host CPU, and every such gap inside the tracer's sampling time is measured.
+class Vm : public Model {
+ public:
+  explicit Vm(const VmSpec &s)
+      : s_(s),
+        hw_(static_cast<std::size_t>(s.vcpus)),
+        vmm_(static_cast<std::size_t>(s.vmm_threads)) {}
+  int members() const override { return s_.tasks(); }
+  bool infinite() const override { return true; }
+  bool dormant(int m) const override { return m < s_.vcpus && s_.guest == VmSpec::Guest::Idle; }
+
+  Action next(int m, int /*cpu*/, sim::Stream &rng, Env &env) override {
+    const Time t = env.now();
+    if (m >= s_.vcpus) {  // a VMM thread: sleep a jittered period, then a burst
+      char &burst = vmm_[static_cast<std::size_t>(m - s_.vcpus)];
+      if (burst && s_.vmm_burst) {
+        burst = false;
+        return run(s_.vmm_burst);
+      }
+      burst = true;
+      const Time half = s_.vmm_period / 2;
+      return sleep(std::max<Time>(1, half + rng.uniform_u64(0, 2 * half)));
+    }
+    switch (s_.guest) {
+      case VmSpec::Guest::Stress:
+        return Action{Action::Kind::Forever, 0};
+      case VmSpec::Guest::Idle:
+        return block();  // HLT, never woken
+      case VmSpec::Guest::Hwlat:
+        break;
+    }
+    Hw &h = hw_[static_cast<std::size_t>(m)];
+    if (h.sampling) {
+      if (t < h.sample_end) return runtime(std::min(h.sample_end - t, kChunk));
+      h.sampling = false;
+      sampling_ns_ += h.sample_end - h.sample_start;
+    }
+    const std::uint64_t vcpus = static_cast<std::uint64_t>(s_.vcpus);
+    const std::uint64_t k0 = t / s_.window;
+    if (k0 % vcpus == static_cast<std::uint64_t>(m) && k0 != h.last_window &&
+        t < k0 * s_.window + s_.width) {  // this vCPU's window: sample until its width ends
+      h.last_window = k0;
+      h.sampling = true;
+      h.sample_start = t;
+      h.sample_end = k0 * s_.window + s_.width;
+      windows_++;
+      return runtime(std::min(h.sample_end - t, kChunk));
+    }
+    // Idle (halted) until this vCPU's next window.
+    std::uint64_t k = k0 + 1;
+    k += (static_cast<std::uint64_t>(m) + vcpus - k % vcpus) % vcpus;
+    return sleep(k * s_.window - t);
+  }
+
+  void switched_out(int m, Time t) override {
+    if (s_.guest != VmSpec::Guest::Hwlat || m >= s_.vcpus) return;
+    Hw &h = hw_[static_cast<std::size_t>(m)];
+    if (h.sampling && t >= h.sample_start && t < h.sample_end) h.off_since = t;
+  }
+  void switched_in(int m, Time t) override {
+    if (s_.guest != VmSpec::Guest::Hwlat || m >= s_.vcpus) return;
+    gap_end(hw_[static_cast<std::size_t>(m)], t);
+  }
+  void finish(Time end) override {
+    for (Hw &h : hw_) {
+      gap_end(h, end);
+      if (h.sampling) {
+        h.sampling = false;
+        if (end > h.sample_start) sampling_ns_ += std::min(end, h.sample_end) - h.sample_start;
+      }
+    }
+  }
+
+  void report(BenchReport &r) const override {
+    BenchReport::Vm v;
+    v.guest = s_.guest;
+    v.width = s_.width;
+    v.window = s_.window;
+    v.threshold = s_.threshold;
+    v.windows = windows_;
+    v.sampling_ns = sampling_ns_;
+    v.samples = samples_;
+    v.max_gap_ns = max_gap_;
+    v.sum_gap_ns = sum_gap_;
+    v.breach_gap_ns = breach_gap_;
+    r.vms.push_back(v);
+  }
+
+ private:
+  static constexpr Time kChunk = NSEC_PER_MSEC;  // the tracer's spin, in slices of CPU time
+  struct Hw {
+    bool sampling = false;
+    Time sample_start = 0, sample_end = 0;
+    std::uint64_t last_window = ~std::uint64_t{0};
+    Time off_since = kTimeNever;  // switched out while sampling, at this time
+  };
+  // The thread runs again at t: the tracer sees the whole gap (a sample if above threshold);
+  // the lost sampling time is the part before the width's end.
+  void gap_end(Hw &h, Time t) {
+    if (h.off_since == kTimeNever) return;
+    const Time gap = t > h.off_since ? t - h.off_since : 0;
+    sum_gap_ += std::min(t, h.sample_end) - h.off_since;
+    h.off_since = kTimeNever;
+    max_gap_ = std::max(max_gap_, gap);
+    if (gap > s_.threshold) {
+      samples_++;
+      breach_gap_ += gap;
+    }
+  }
+  VmSpec s_;
+  std::vector<Hw> hw_;
+  std::vector<char> vmm_;  // the VMM thread's next action is its burst
+  std::uint64_t windows_ = 0, samples_ = 0;
+  Time sampling_ns_ = 0, max_gap_ = 0, sum_gap_ = 0, breach_gap_ = 0;
+};
+
 }  // namespace
+
+double BenchReport::Vm::noise_pct() const {
+  if (windows == 0 || width == 0) return std::nan("");
+  return static_cast<double>(breach_gap_ns) /
+         (static_cast<double>(windows) * static_cast<double>(width)) *
+         (static_cast<double>(window) / static_cast<double>(width)) * 100.0;
+}
+
+double BenchReport::Vm::lost_time_pct() const {
+  if (sampling_ns == 0) return std::nan("");
+  return static_cast<double>(sum_gap_ns) / static_cast<double>(sampling_ns) * 100.0;
+}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -503,6 +637,8 @@ std::unique_ptr<Model> make_model(const Benchmark &b, int nr_cpus, int members) 
       return std::make_unique<Schbench>(b.schbench, nr_cpus);
     case Benchmark::Kind::Fork:
       return std::make_unique<Forker>(b.fork, members);
+    case Benchmark::Kind::Vm:
+      return std::make_unique<Vm>(b.vm);
     case Benchmark::Kind::None:
       break;
   }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sim/random.h"
@@ -46,12 +47,29 @@ struct ForkSpec {
   bool wait = true;                     // the parent waits for its children before it exits
 };
 
+// A virtual machine: one process of `vcpus` vCPU threads, then `vmm_threads` VMM threads.
+struct VmSpec {
+  enum class Guest { Stress, Hwlat, Idle };
+  int vcpus = 8;
+  Guest guest = Guest::Stress;
+  // hwlat: sample on one vCPU for `width` of every `window` (round robin over the vCPUs);
+  // a stretch off the host CPU longer than `threshold` is a sample.
+  Time width = 100 * NSEC_PER_MSEC;
+  Time window = 300 * NSEC_PER_MSEC;
+  Time threshold = 100 * NSEC_PER_USEC;
+  int vmm_threads = 2;
+  Time vmm_burst = 50 * NSEC_PER_USEC;   // CPU work of one VMM burst
+  Time vmm_period = 10 * NSEC_PER_MSEC;  // mean sleep between bursts, jittered +-50 %
+  int tasks() const { return vcpus + vmm_threads; }
+};
+
 struct Benchmark {
-  enum class Kind { None, Hackbench, Schbench, Fork };
+  enum class Kind { None, Hackbench, Schbench, Fork, Vm };
   Kind kind = Kind::None;
   HackbenchSpec hackbench;
   SchbenchSpec schbench;
   ForkSpec fork;
+  VmSpec vm;
 };
 
 // The executor's side: wakeups and forks done by the member running on `cpu`.
@@ -77,6 +95,25 @@ struct BenchReport {
   Time schbench_window_ns = 0;            // runtime - warmup
   bool has_fork = false;
   std::uint64_t forks = 0, children_exited = 0;
+  // One per vm group, in scenario order.
+  struct Vm {
+    std::string name;  // the group's (set by the executor)
+    VmSpec::Guest guest = VmSpec::Guest::Stress;
+    Time width = 0, window = 0, threshold = 0;
+    std::uint64_t windows = 0;  // hwlat windows sampled (one cut short by the run's end counts)
+    Time sampling_ns = 0;       // time the tracer sampled: from its first run in a window to the
+                                // window's width end (or the run's end)
+    std::uint64_t samples = 0;  // gaps longer than threshold
+    Time max_gap_ns = 0;
+    Time sum_gap_ns = 0;     // every gap, whatever its length: the lost sampling time
+    Time breach_gap_ns = 0;  // the gaps longer than threshold only
+    Time forceidle_ns = 0;   // core_forceidle_sum of the VM's tasks (set by the executor)
+    // (breach_gap_ns / (windows * width)) * (window / width) * 100; NaN without windows.
+    double noise_pct() const;
+    // sum_gap_ns / sampling_ns * 100; NaN without sampling time.
+    double lost_time_pct() const;
+  };
+  std::vector<Vm> vms;
 };
 
 class Model {
@@ -90,6 +127,16 @@ class Model {
   virtual int members() const = 0;
   // Members that are single-threaded processes of their own (threads_per_process = 1).
   virtual bool one_process_per_task() const { return false; }
+  // Members that run until the run's duration ends (they do not count as finite tasks).
+  virtual bool infinite() const { return false; }
+  // A member that is never started (a halted vCPU): it costs the host nothing.
+  virtual bool dormant(int /*member*/) const { return false; }
+  // The executor's view of the member on the host CPU: switched out at `t`; switched in with
+  // its code running again from `t` (after the switch costs).
+  virtual void switched_out(int /*member*/, Time /*t*/) {}
+  virtual void switched_in(int /*member*/, Time /*t*/) {}
+  // The run ends at `end` (before report()).
+  virtual void finish(Time /*end*/) {}
 };
 
 // The model of a group of `members` tasks (hackbench and schbench fix their own count).

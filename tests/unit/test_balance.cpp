@@ -10,7 +10,9 @@ using schedlab::testing::KernelFixture;
 
 namespace {
 
-sched_domain *mc(KernelFixture &f, int cpu) { return f.k.cpu_rq(cpu)->sd->parent; }
+sched_domain *mc(KernelFixture &f, int cpu) {
+  return f.k.cpu_rq(cpu)->sd->parent;
+}
 
 // Three tasks on CPU 0 (one running, two queued); everything else idle. The clock is at 10 ms
 // and the queued tasks last ran long ago, so they are cache cold.
@@ -126,7 +128,7 @@ TEST(AvgIdle, OnlyAWakeupUpdatesItWithoutThePatch) {
   KernelFixture f;
   u64 before, after;
   const Time stamp = idle_then_pulled(f, &before, &after);
-  EXPECT_EQ(after, before);   // a balance pull is not a wakeup: no sample
+  EXPECT_EQ(after, before);    // a balance pull is not a wakeup: no sample
   EXPECT_EQ(stamp, 5000000u);  // and the stale stamp stays for the next wakeup
 }
 
@@ -197,7 +199,7 @@ TEST(NewidleBalance, NiRandomBacksOffFromAFruitlessDomain) {
     }
     attempts[ni_random] = rq1->lb_count;
   }
-  EXPECT_EQ(attempts[0], 2u * 4000);    // SMT and MC, every time
+  EXPECT_EQ(attempts[0], 2u * 4000);  // SMT and MC, every time
   EXPECT_LT(attempts[1], attempts[0] / 4);
 }
 

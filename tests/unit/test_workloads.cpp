@@ -264,8 +264,9 @@ TEST(BenchmarkScenario, RejectsPhasesCountAndUnknownKeys) {
   EXPECT_NE(bad("hackbench = { transport = \"udp\" }\n")
                 .find("group[0].hackbench.transport: unknown transport 'udp'"),
             std::string::npos);
-  EXPECT_NE(bad("fork = {}\nschbench = {}\n").find("at most one of hackbench, schbench or fork"),
-            std::string::npos);
+  EXPECT_NE(
+      bad("fork = {}\nschbench = {}\n").find("at most one of hackbench, schbench, fork or vm"),
+      std::string::npos);
   EXPECT_NE(bad("schbench = { runtime = \"1s\", warmup = \"2s\" }\n")
                 .find("group[0].schbench.warmup: must be shorter than runtime"),
             std::string::npos);
