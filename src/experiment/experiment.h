@@ -41,8 +41,8 @@ inline constexpr BenchMetric kBenchMetrics[] = {
     {"schbench_wakeup_p999_us", "schbench wakeup latency p99.9 (us)"},
     {"schbench_request_p999_us", "schbench request latency p99.9 (us)"},
     {"schbench_rps", "schbench requests per second"},
-    {"hwlat_noise_pct", "hwlat noise (%)"},
-    {"hwlat_lost_time_pct", "hwlat lost sampling time (%)"},
+    {"noise_pct", "hwlat noise (%)"},
+    {"lost_time_pct", "hwlat lost sampling time (%)"},
 };
 inline constexpr std::size_t kNrBenchMetrics = sizeof(kBenchMetrics) / sizeof(kBenchMetrics[0]);
 // The metrics of one run (NaN where absent).

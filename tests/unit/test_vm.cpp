@@ -69,8 +69,8 @@ TEST(Vm, HwlatMeasuresAnInjectedGapExactly) {
                    static_cast<double>(gap) / static_cast<double>(v.sampling_ns) * 100.0);
   const auto m = experiment::bench_metrics(r);
   ASSERT_EQ(m.size(), experiment::kNrBenchMetrics);
-  EXPECT_EQ(std::string(experiment::kBenchMetrics[4].key), "hwlat_noise_pct");
-  EXPECT_EQ(std::string(experiment::kBenchMetrics[5].key), "hwlat_lost_time_pct");
+  EXPECT_EQ(std::string(experiment::kBenchMetrics[4].key), "noise_pct");
+  EXPECT_EQ(std::string(experiment::kBenchMetrics[5].key), "lost_time_pct");
   EXPECT_DOUBLE_EQ(m[4], v.noise_pct());
   EXPECT_DOUBLE_EQ(m[5], v.lost_time_pct());
   EXPECT_TRUE(std::isnan(m[0]));
