@@ -46,7 +46,8 @@ BENCHMARK(BM_WakeupFastpath_Seed3x30_Jobs1)->Unit(benchmark::kSecond)->Iteration
 
 // One 60 s run of the hypervisor-noise scenario (64 CPUs, 8 VMs; issue 5's target: < 1 s).
 static void BM_HypervisorNoise_60s(benchmark::State &state) {
-  const auto s = scenario::load_scenario(std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios/hypervisor-noise.toml");
+  const auto s = scenario::load_scenario(std::string(SCHEDLAB_SOURCE_DIR) +
+                                         "/scenarios/hypervisor-noise.toml");
   const auto c = experiment::choose_config(s, "Baseline", {}, {});
   double sim_s = 0;
   u64 events = 0, seed = 1;
@@ -57,6 +58,7 @@ static void BM_HypervisorNoise_60s(benchmark::State &state) {
     events += r.events;
   }
   state.counters["sim_s_per_s"] = benchmark::Counter(sim_s, benchmark::Counter::kIsRate);
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_HypervisorNoise_60s)->Unit(benchmark::kMillisecond)->Iterations(3);
