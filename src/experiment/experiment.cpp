@@ -101,6 +101,8 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
         out.forceidle_ns = rr.metrics.forceidle_ns;
         out.events = rr.events;
         out.bench = bench_metrics(rr);
+        for (const auto &vm : rr.bench.vms)
+          out.vm_forceidle_ns.emplace_back(vm.name, vm.forceidle_ns);
         out.wall_s = rr.wall_s;
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mu);

@@ -28,6 +28,8 @@ struct ExperimentRun {
   u64 events = 0;
   // Benchmark results, in the order of kBenchMetrics; NaN where the scenario has none.
   std::vector<double> bench;
+  // Forced idle charged to each VM's tasks (core_forceidle_sum), by VM in scenario order.
+  std::vector<std::pair<std::string, Time>> vm_forceidle_ns;
   double wall_s = 0;  // host time, never part of the deterministic result
 };
 

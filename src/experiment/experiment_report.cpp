@@ -85,6 +85,12 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
     cs.median = stats::median(cs.completion_s);
     cs.ci95 = stats::ci95(cs.completion_s);
     cs.mean_forceidle_s = stats::mean(fi);
+    if (!c.runs.empty())
+      for (std::size_t v = 0; v < c.runs.front().vm_forceidle_ns.size(); v++) {
+        std::vector<double> x;
+        for (const auto &run : c.runs) x.push_back(to_s(run.vm_forceidle_ns[v].second));
+        cs.vm_forceidle_s.emplace_back(c.runs.front().vm_forceidle_ns[v].first, stats::mean(x));
+      }
     if (st.configs.empty()) {
       cs.overhead = 0;
       cs.overhead_ci95 = cs.completion_s.size() >= 2 ? 0.0 : std::nan("");
@@ -190,6 +196,20 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
                          k.resamples);
     out += ")\n";
   }
+  if (!st.configs.empty() && !st.configs.front().vm_forceidle_s.empty()) {
+    // Forced idle charged to each VM's tasks: who keeps siblings idle.
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> head = {"Forced idle per VM (s)"};
+    for (const auto &v : st.configs.front().vm_forceidle_s) head.push_back(v.first);
+    rows.push_back(head);
+    for (const auto &cs : st.configs) {
+      std::vector<std::string> row = {cs.name};
+      for (const auto &v : cs.vm_forceidle_s) row.push_back(fmt::format("{:.2f}", v.second));
+      rows.push_back(row);
+    }
+    out += "\n";
+    out += render(rows, std::vector<std::size_t>(head.size(), 0));
+  }
   for (const auto &ms : st.metrics) {
     std::vector<std::vector<std::string>> rows;
     rows.push_back({kBenchMetrics[ms.index].label, "Mean ± CI95",
@@ -247,6 +267,11 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
     jc["overhead_s"] = num(cs.overhead);
     jc["overhead_ci95_s"] = num(cs.overhead_ci95);
     jc["mean_forceidle_s"] = num(cs.mean_forceidle_s);
+    if (!cs.vm_forceidle_s.empty()) {
+      ordered_json vms = ordered_json::object();
+      for (const auto &v : cs.vm_forceidle_s) vms[v.first] = num(v.second);
+      jc["mean_vm_forceidle_s"] = std::move(vms);
+    }
     for (const auto &ms : st.metrics) {
       const std::string key = kBenchMetrics[ms.index].key;
       const auto &pc = ms.configs[c];

@@ -19,6 +19,8 @@ struct ConfigStats {
   // Against the first configuration, paired by seed: mean(x) - mean(x_0) and its 95 % CI.
   double overhead = 0, overhead_ci95 = 0;
   double mean_forceidle_s = 0;  // forced idle summed over CPUs, mean over runs
+  // Per VM (scenario order): forced idle charged to its tasks, mean over runs, seconds.
+  std::vector<std::pair<std::string, double>> vm_forceidle_s;
 };
 
 struct ComparisonStats {

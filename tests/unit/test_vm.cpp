@@ -7,6 +7,7 @@
 #include <string>
 
 #include "experiment/experiment.h"
+#include "experiment/experiment_report.h"
 #include "experiment/result_json.h"
 #include "experiment/simulation.h"
 #include "workload/benchmarks.h"
@@ -211,4 +212,26 @@ TEST(Vm, HypervisorNoiseScenarioLoads) {
     const auto k = scenario::apply_config(s, &c);
     EXPECT_TRUE(k.features.on[kernel::__SCHED_FEAT_CORE_COOKIE_FASTPATH]) << c.name;
   }
+}
+
+// The experiment reports the forced idle charged to each VM, per configuration.
+TEST(VmExperiment, ForcedIdlePerVm) {
+  const auto s = scenario::parse_scenario(
+      machine(2, 2, "200ms") +
+          "[[group]]\nname = \"a\"\nvm = { vcpus = 3, guest = \"stress\", vmm_threads = 0 }\n"
+          "[[group]]\nname = \"b\"\nvm = { vcpus = 3, guest = \"stress\", vmm_threads = 0 }\n"
+          "[[config]]\nname = \"cookies\"\ncookies = [ { group = \"a\" }, { group = \"b\" } ]\n",
+      "t.toml");
+  experiment::ExperimentOptions o;
+  o.runs = 2;
+  const auto r = experiment::run_experiment(s, o);
+  const auto st = experiment::experiment_stats(r);
+  ASSERT_EQ(st.configs.size(), 1u);
+  const auto &v = st.configs[0].vm_forceidle_s;
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].first, "a");
+  EXPECT_EQ(v[1].first, "b");
+  EXPECT_GT(v[0].second + v[1].second, 0.0);  // 6 vCPUs of 2 cookies on 2 cores: forced idle
+  const auto j = experiment::experiment_to_json(r, st);
+  EXPECT_TRUE(j["configs"][0].contains("mean_vm_forceidle_s"));
 }
