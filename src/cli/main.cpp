@@ -12,6 +12,7 @@
 #include "experiment/result_json.h"
 #include "experiment/simulation.h"
 #include "experiment/summary.h"
+#include "observe/ftrace_writer.h"
 #include "schedlab/version.h"
 
 namespace {
@@ -32,9 +33,13 @@ std::optional<u64> parse_u64(const std::string &s) {
   return static_cast<u64>(v);
 }
 
+struct TraceOptions {
+  std::string file, from, to;
+};
+
 int cmd_run(const std::string &file, const std::string &config, std::optional<u64> seed,
             const std::string &json, const std::vector<std::string> &features,
-            const std::vector<std::string> &tunables) {
+            const std::vector<std::string> &tunables, const TraceOptions &trace) {
   scenario::Scenario s;
   experiment::ConfigChoice choice;
   try {
@@ -55,7 +60,36 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
     std::fprintf(stderr, "schedlab run: %s\n", e.what());
     return kExitBadInput;
   }
+  // --trace: ftrace text, streamed, for the window [--trace-from, --trace-to).
+  std::unique_ptr<std::FILE, int (*)(std::FILE *)> trace_file(nullptr, &std::fclose);
+  std::unique_ptr<observe::FtraceWriter> writer;
+  if (!trace.file.empty()) {
+    std::string why;
+    Time from = 0, to = kTimeNever;
+    for (auto [text, out, flag] : {std::tuple{trace.from, &from, "--trace-from"},
+                                   std::tuple{trace.to, &to, "--trace-to"}}) {
+      if (text.empty()) continue;
+      const auto d = scenario::parse_duration(text, &why);
+      if (!d) {
+        std::fprintf(stderr, "schedlab run: %s %s: %s\n", flag, text.c_str(), why.c_str());
+        return kExitBadInput;
+      }
+      *out = *d;
+    }
+    if (from >= to) {
+      std::fprintf(stderr, "schedlab run: --trace-from must be before --trace-to\n");
+      return kExitBadInput;
+    }
+    trace_file.reset(std::fopen(trace.file.c_str(), "w"));
+    if (!trace_file) {
+      std::fprintf(stderr, "schedlab run: --trace %s: cannot open for writing\n", trace.file.c_str());
+      return kExitBadInput;
+    }
+    writer = std::make_unique<observe::FtraceWriter>(sim->kernel(), trace_file.get(), from, to);
+    sim->add_tracer(writer.get());
+  }
   const experiment::RunResult r = sim->run();
+  if (writer) writer->finish();
   std::fputs(experiment::run_summary(r, s).c_str(), stdout);
   if (!json.empty()) {
     std::ofstream out(json);
@@ -211,6 +245,10 @@ int main(int argc, char **argv) {
   run->add_option("--config", config, "Configuration to run (default: the first)");
   run->add_option("--seed", seed_text, "Random seed, 0..2^64-1 (default: the scenario's)");
   run->add_option("--json", json, "Write the full result as JSON to this file");
+  TraceOptions trace;
+  run->add_option("--trace", trace.file, "Write an ftrace text trace (the nop tracer's format) here");
+  run->add_option("--trace-from", trace.from, "Trace from this simulated time (e.g. 10s)");
+  run->add_option("--trace-to", trace.to, "Trace until this simulated time (e.g. 10.5s)");
   run->add_option("--feature", features, "Override a scheduler feature: NAME=true|false")
       ->take_all();
   run->add_option("--tunable", tunables, "Override a tunable: NAME=INTEGER")->take_all();
@@ -259,7 +297,7 @@ int main(int argc, char **argv) {
         return kExitBadInput;
       }
     }
-    return cmd_run(file, config, seed, json, features, tunables);
+    return cmd_run(file, config, seed, json, features, tunables, trace);
   }
   if (exp->parsed()) return cmd_experiment(ex);
   if (help->parsed()) return cmd_help(topic, app);

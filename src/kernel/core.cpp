@@ -647,7 +647,7 @@ task_struct *Kernel::pick_next_task(struct rq *rq, task_struct *prev) {
       next = rq->core_pick;
       rq->core_sched_seq = core->core_pick_seq;
       for (TraceSink *t : tracers_)
-        t->sched_core_pick(clock_, smt.first(), max, cookie, core->core_forceidle_count);
+        t->sched_core_pick(clock_, cpu, max, cookie, core->core_forceidle_count);
 
       smt.for_each_wrap(cpu, [&](int i) {
         struct rq *rq_i = cpu_rq(i);

@@ -25,9 +25,9 @@ class TraceSink {
   // A task's core cookie changed (prctl, fork, exit).
   virtual void sched_core_cookie(Time, const task_struct *, unsigned long /*old*/,
                                  unsigned long /*cookie*/) {}
-  // A core-wide pick: the core (its first CPU), the highest-priority task whose cookie the
-  // core now runs, the cookie, and how many siblings were forced idle by it.
-  virtual void sched_core_pick(Time, int /*core_cpu*/, const task_struct * /*max*/,
+  // A core-wide pick, made on `cpu`: the highest-priority task whose cookie the core now
+  // runs, the cookie, and how many siblings were forced idle by it.
+  virtual void sched_core_pick(Time, int /*cpu*/, const task_struct * /*max*/,
                                unsigned long /*cookie*/, unsigned int /*forceidle*/) {}
 };
 

@@ -1,0 +1,45 @@
+#pragma once
+// Writes the model's tracepoints as /sys/kernel/tracing/trace text (the nop tracer's format),
+// streaming to a file so memory does not grow with the trace. Perfetto's ftrace text importer
+// reads it (sched_waking present, four flag characters, comms without spaces).
+#include <cstdio>
+#include <string>
+
+#include "kernel/kernel.h"
+#include "kernel/trace.h"
+
+namespace schedlab::observe {
+
+class FtraceWriter : public kernel::TraceSink {
+ public:
+  // Events in [from, to) only. The caller keeps `out` open until finish().
+  FtraceWriter(const kernel::Kernel &k, std::FILE *out, Time from, Time to);
+  void finish();  // flushes; the header counts the entries written
+
+  void sched_switch(Time, int, const kernel::task_struct *, unsigned int,
+                    const kernel::task_struct *) override;
+  void sched_waking(Time, int, const kernel::task_struct *) override;
+  void sched_wakeup(Time, const kernel::task_struct *, int) override;
+  void sched_wakeup_new(Time, const kernel::task_struct *, int) override;
+  void sched_migrate_task(Time, const kernel::task_struct *, int, int) override;
+  void sched_process_fork(Time, const kernel::task_struct *) override;
+  void sched_process_exit(Time, const kernel::task_struct *) override;
+  void sched_forceidle(Time, int, bool) override;
+  void sched_core_cookie(Time, const kernel::task_struct *, unsigned long, unsigned long) override;
+  void sched_core_pick(Time, int, const kernel::task_struct *, unsigned long, unsigned int) override;
+
+ private:
+  bool in_window(Time t) const { return t >= from_ && t < to_; }
+  // "comm-pid [cpu] d... sec.usec: " for the task current on cpu.
+  void prefix(Time t, int cpu, const kernel::task_struct *current);
+  const kernel::Kernel &k_;
+  std::FILE *out_;
+  Time from_, to_;
+  unsigned long long entries_ = 0;
+};
+
+// The comm as ftrace prints it: idle tasks are "<idle>" in the prefix; spaces become '_'.
+std::string trace_comm(const kernel::task_struct *p, bool prefix);
+int trace_prio(const kernel::task_struct *p);
+
+}  // namespace schedlab::observe

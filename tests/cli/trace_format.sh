@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# `schedlab run --trace` writes ftrace text that follows the rules Perfetto's importer relies
+# on: every event line is "comm-pid [cpu] flags seconds.micros: event: fields", with at most 4
+# flag characters, no spaces in comm, and sched_waking present.
+set -u
+bin=$1; src=$2; tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0; n=0
+check() { n=$((n+1)); if ! eval "$2"; then echo "FAIL: $1"; fail=$((fail+1)); fi; }
+"$bin" run "$src/scenarios/wakeup-fastpath.toml" --config Cookie --trace "$tmp/t" \
+  --trace-from 2s --trace-to 2.2s >/dev/null; rc=$?
+check "exit status" '[ $rc -eq 0 ]'
+check "header" 'head -n1 "$tmp/t" | grep -qx "# tracer: nop"'
+bad=$(grep -v '^#' "$tmp/t" | grep -cvE '^ *[^ ]+-[0-9]+ +\[[0-9]{3}\] [^ ]{1,4} +[0-9]+\.[0-9]{6}: [a-z_]+: .+$')
+check "every event line parses ($bad do not)" '[ "$bad" -eq 0 ]'
+for ev in sched_switch sched_waking sched_wakeup sched_migrate_task tracing_mark_write; do
+  check "$ev present" 'grep -q ": $ev: " "$tmp/t"'
+done
+first=$(grep -v '^#' "$tmp/t" | head -n1 | sed -E 's/.* ([0-9]+\.[0-9]{6}): .*/\1/')
+last=$(grep -v '^#' "$tmp/t" | tail -n1 | sed -E 's/.* ([0-9]+\.[0-9]{6}): .*/\1/')
+check "window [2s, 2.2s) ($first .. $last)" 'awk -v a="$first" -v b="$last" "BEGIN{exit !(a>=2.0 && b<2.2)}"'
+"$bin" run "$src/scenarios/wakeup-fastpath.toml" --trace "$tmp/t2" --trace-from 3s --trace-to 1s >/dev/null 2>&1; rc=$?
+check "--trace-from after --trace-to is refused with 2" '[ $rc -eq 2 ]'
+echo "$((n-fail)) passed, $fail failed"
+[ "$fail" -eq 0 ]
