@@ -724,6 +724,7 @@ int Kernel::sched_core_push_forceidle(struct rq *rq) {
   const unsigned long cookie = rq->core->core_cookie;
   const int max = static_cast<int>(cfg_.tunables[TUNABLE_core_push_forceidle_max]);
   const bool llc_only = cfg_.tunables[TUNABLE_core_push_forceidle_scope] == 0;
+  const bool allow_busy = cfg_.tunables[TUNABLE_core_push_forceidle_busy] != 0;
   // Best first: earliest virtual deadline.
   std::vector<task_struct *> stuck;
   for (sched_entity *se : rq->cfs.timeline) {
@@ -748,6 +749,24 @@ int Kernel::sched_core_push_forceidle(struct rq *rq) {
         return true;
       });
       if (dst >= 0) break;
+    }
+    if (dst < 0 && allow_busy) {
+      // Second choice: a CPU whose core runs p's cookie and that has fewer tasks than here.
+      for (const auto &sd : domains_[cpu]) {
+        if (sd->flags & SD_SHARE_CPUCAPACITY) continue;
+        if (llc_only && !(sd->flags & SD_SHARE_LLC)) break;
+        sd->span.for_each_wrap(cpu + 1 < nr_cpus_ ? cpu + 1 : 0, [&](int c) {
+          if (topo_.cpu(c).core == topo_.cpu(cpu).core || !p->cpus_mask.test(c)) return true;
+          const struct rq *r = cpu_rq(c);
+          if (sched_core_enabled(r) && r->core->core_cookie == p->core_cookie &&
+              r->nr_running + 1 < rq->nr_running) {
+            dst = c;
+            return false;
+          }
+          return true;
+        });
+        if (dst >= 0) break;
+      }
     }
     if (dst < 0) continue;
     struct rq *dst_rq = cpu_rq(dst);

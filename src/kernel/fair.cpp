@@ -423,6 +423,14 @@ void Kernel::task_tick_core(struct rq *rq, task_struct *curr) {
   constexpr u64 MIN_NR_TASKS_DURING_FORCEIDLE = 2;
   if (!sched_core_enabled(rq)) return;
   const sched_entity *se = &curr->se;
+  // CORE_PUSH_FORCEIDLE with core_push_forceidle_tick: forced-idle siblings (which take no
+  // tick) retry their push from this tick while the forced idle lasts. INFERRED option.
+  if (rq->core->core_forceidle_count && sched_feat(CORE_PUSH_FORCEIDLE) &&
+      cfg_.tunables[TUNABLE_core_push_forceidle_tick]) {
+    cpu_smt_mask(rq->cpu).for_each([&](int s) {
+      if (s != rq->cpu && sched_core_forceidle(s)) sched_core_push_forceidle(cpu_rq(s));
+    });
+  }
   if (rq->core->core_forceidle_count && rq->cfs.nr_queued == 1 &&
       (se->sum_exec_runtime - se->prev_sum_exec_runtime) * MIN_NR_TASKS_DURING_FORCEIDLE >
           se->slice)

@@ -10,21 +10,27 @@
 namespace schedlab::kernel {
 
 // SCHED_TUNABLE(name, default, min, max, meaning)
-#define SCHEDLAB_SCHED_TUNABLES(T)                                                                \
-  T(base_slice_ns, 0, 0, 100000000,                                                               \
-    "sysctl_sched_base_slice; 0 = the kernel's default, 0.70 ms scaled by sched_tunable_scaling") \
-  T(normalized_base_slice_ns, 700000, 100000, 100000000,                                          \
-    "base slice before CPU-count scaling (0.70 ms since 6.15 and 6.12.y; 0.75 ms before)")        \
-  T(tunable_scaling, 1, 0, 2, "sysctl_sched_tunable_scaling: 0 none, 1 log, 2 linear")            \
-  T(migration_cost_ns, 500000, 0, 1000000000, "sysctl_sched_migration_cost")                      \
-  T(nr_migrate, 32, 1, 4096, "sysctl_sched_nr_migrate")                                           \
-  T(hz, 1000, 100, 1000, "CONFIG_HZ: tick frequency (100, 250, 300 or 1000)")                     \
-  T(timer_slack_ns, 50000, 0, 100000000,                                                          \
-    "default task timer slack: sleeps end up to this much late (hrtimer range)")                  \
-  T(core_push_forceidle_max, 1, 1, 1024,                                                          \
-    "CORE_PUSH_FORCEIDLE: tasks pushed away per forced-idle event (INFERRED design)")             \
-  T(core_push_forceidle_scope, 0, 0, 1,                                                           \
-    "CORE_PUSH_FORCEIDLE: where to look for a target: 0 the LLC, 1 every domain")
+#define SCHEDLAB_SCHED_TUNABLES(T)                                                                 \
+  T(base_slice_ns, 0, 0, 100000000,                                                                \
+    "sysctl_sched_base_slice; 0 = the kernel's default, 0.70 ms scaled by sched_tunable_scaling")  \
+  T(normalized_base_slice_ns, 700000, 100000, 100000000,                                           \
+    "base slice before CPU-count scaling (0.70 ms since 6.15 and 6.12.y; 0.75 ms before)")         \
+  T(tunable_scaling, 1, 0, 2, "sysctl_sched_tunable_scaling: 0 none, 1 log, 2 linear")             \
+  T(migration_cost_ns, 500000, 0, 1000000000, "sysctl_sched_migration_cost")                       \
+  T(nr_migrate, 32, 1, 4096, "sysctl_sched_nr_migrate")                                            \
+  T(hz, 1000, 100, 1000, "CONFIG_HZ: tick frequency (100, 250, 300 or 1000)")                      \
+  T(timer_slack_ns, 50000, 0, 100000000,                                                           \
+    "default task timer slack: sleeps end up to this much late (hrtimer range)")                   \
+  T(core_push_forceidle_max, 1, 1, 1024,                                                           \
+    "CORE_PUSH_FORCEIDLE: tasks pushed away per forced-idle event (INFERRED design)")              \
+  T(core_push_forceidle_scope, 0, 0, 1,                                                            \
+    "CORE_PUSH_FORCEIDLE: where to look for a target: 0 the LLC, 1 every domain")                  \
+  T(core_push_forceidle_busy, 0, 0, 1,                                                             \
+    "CORE_PUSH_FORCEIDLE: 1 also pushes to a busy CPU whose core runs the task's cookie and that " \
+    "has fewer tasks")                                                                             \
+  T(core_push_forceidle_tick, 0, 0, 1,                                                             \
+    "CORE_PUSH_FORCEIDLE: 1 also pushes from the running sibling's tick while the forced idle "    \
+    "lasts")
 
 enum sched_tunable_id {
 #define SCHEDLAB_ENUM(name, def, lo, hi, doc) TUNABLE_##name,

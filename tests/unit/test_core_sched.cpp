@@ -490,3 +490,30 @@ TEST(ForceIdleAwareLb, CookieCheckAtTheSmtLevel) {
     EXPECT_EQ(f.k.task_hot(q, f.k.cpu_rq(0)->sd, 0, 1), smt);
   }
 }
+
+// core_push_forceidle_tick: a push that found no target retries from the sibling's ticks.
+TEST(PushForceIdle, TheTickRetriesWhenACoreFreesUp) {
+  for (int tick : {0, 1}) {
+    KernelConfig cfg;
+    cfg.features.on[__SCHED_FEAT_CORE_PUSH_FORCEIDLE] = true;
+    cfg.tunables.v[TUNABLE_core_push_forceidle_tick] = tick;
+    KernelFixture f(KernelFixture::default_spec(), cfg);
+    task_struct *x = f.task("x"), *y = f.task("y");
+    task_struct *z[4] = {};
+    for (int c : {1, 2, 3}) {
+      z[c] = f.task("z");
+      f.cookie(z[c]);
+      f.k.test_run(z[c], c);
+    }
+    stuck_behind_forced_idle(f, x, y);
+    ASSERT_EQ(x->cpu, 0);  // no core could take it
+    f.k.set_clock(30000);
+    z[1]->__state = TASK_INTERRUPTIBLE;
+    f.k.block_current(1);  // core {1,5} is now wholly idle
+    f.settle(1500000);     // CPU 4 (running y) ticks at 1 ms
+    if (tick)
+      EXPECT_TRUE(x->cpu == 1 || x->cpu == 5) << x->cpu;
+    else
+      EXPECT_EQ(x->cpu, 0);
+  }
+}
