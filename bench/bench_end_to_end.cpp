@@ -1,5 +1,5 @@
-// End to end: the flagship "No cookie" run. Reports simulated seconds per wall second and
-// events per second (counters sim_s_per_s and events_per_s).
+// End to end: whole runs and experiments of the shipped scenarios. Reports simulated seconds
+// per wall second and events per second (counters sim_s_per_s and events_per_s).
 #include <benchmark/benchmark.h>
 
 #include "experiment/experiment.h"
@@ -7,10 +7,10 @@
 
 using namespace schedlab;
 
-static void BM_WakeupFastpath_NoCookie(benchmark::State &state) {
-  const auto s =
-      scenario::load_scenario(std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios/wakeup-fastpath.toml");
-  const auto c = experiment::choose_config(s, "No cookie", {}, {});
+// Single runs of one configuration of a shipped scenario, a new seed each iteration.
+static void run_scenario(benchmark::State &state, const char *file, const char *config) {
+  const auto s = scenario::load_scenario(std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios/" + file);
+  const auto c = experiment::choose_config(s, config, {}, {});
   double sim_s = 0;
   u64 events = 0, seed = 1;
   for (auto _ : state) {
@@ -22,6 +22,10 @@ static void BM_WakeupFastpath_NoCookie(benchmark::State &state) {
   state.counters["sim_s_per_s"] = benchmark::Counter(sim_s, benchmark::Counter::kIsRate);
   state.counters["events_per_s"] =
       benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+
+static void BM_WakeupFastpath_NoCookie(benchmark::State &state) {
+  run_scenario(state, "wakeup-fastpath.toml", "No cookie");
 }
 BENCHMARK(BM_WakeupFastpath_NoCookie)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
@@ -46,19 +50,6 @@ BENCHMARK(BM_WakeupFastpath_Seed3x30_Jobs1)->Unit(benchmark::kSecond)->Iteration
 
 // One 60 s run of the hypervisor-noise scenario (64 CPUs, 8 VMs; issue 5's target: < 1 s).
 static void BM_HypervisorNoise_60s(benchmark::State &state) {
-  const auto s = scenario::load_scenario(std::string(SCHEDLAB_SOURCE_DIR) +
-                                         "/scenarios/hypervisor-noise.toml");
-  const auto c = experiment::choose_config(s, "Baseline", {}, {});
-  double sim_s = 0;
-  u64 events = 0, seed = 1;
-  for (auto _ : state) {
-    experiment::Simulation sim(s, c.name, c.kernel, seed++);
-    const auto r = sim.run();
-    sim_s += static_cast<double>(r.metrics.end_ns) / 1e9;
-    events += r.events;
-  }
-  state.counters["sim_s_per_s"] = benchmark::Counter(sim_s, benchmark::Counter::kIsRate);
-  state.counters["events_per_s"] =
-      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  run_scenario(state, "hypervisor-noise.toml", "Baseline");
 }
 BENCHMARK(BM_HypervisorNoise_60s)->Unit(benchmark::kMillisecond)->Iterations(3);
