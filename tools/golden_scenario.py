@@ -58,26 +58,22 @@ version = "6.12"
         for _, busy, sleep in rows:
             out.write(f'  {{ runtime = "{busy}ms" }}, {{ sleep = "{sleep}ms" }},\n')
         out.write("]\n\n")
-    out.write("""[[config]]
-name = "pairs"
-prctl = [
+    # Threads 0+1 and 2+3 get a cookie each, as cookiebench sets them up: CREATE, SHARE_TO.
+    pairs = """prctl = [
   { cmd = "create", by = "cbw0" },
   { cmd = "share_to", by = "cbw0", pid = "cbw1" },
   { cmd = "create", by = "cbw2" },
   { cmd = "share_to", by = "cbw2", pid = "cbw3" },
 ]
-
+"""
+    out.write("""[[config]]
+name = "pairs"
+""" + pairs + """
 # The same, with sleeps ending ~0.9 ms late as they did under the emulator (timer slack
 # standing in for TCG's timer latency), to compare shapes under the recording's conditions.
 [[config]]
 name = "pairs (late wakeups)"
-prctl = [
-  { cmd = "create", by = "cbw0" },
-  { cmd = "share_to", by = "cbw0", pid = "cbw1" },
-  { cmd = "create", by = "cbw2" },
-  { cmd = "share_to", by = "cbw2", pid = "cbw3" },
-]
-tunables = { timer_slack_ns = 900000 }
+""" + pairs + """tunables = { timer_slack_ns = 900000 }
 
 [[config]]
 name = "no cookie"
