@@ -66,8 +66,8 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
   if (!trace.file.empty()) {
     std::string why;
     Time from = 0, to = kTimeNever;
-    for (auto [text, out, flag] : {std::tuple{trace.from, &from, "--trace-from"},
-                                   std::tuple{trace.to, &to, "--trace-to"}}) {
+    for (auto [text, out, flag] :
+         {std::tuple{trace.from, &from, "--trace-from"}, std::tuple{trace.to, &to, "--trace-to"}}) {
       if (text.empty()) continue;
       const auto d = scenario::parse_duration(text, &why);
       if (!d) {
@@ -82,7 +82,8 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
     }
     trace_file.reset(std::fopen(trace.file.c_str(), "w"));
     if (!trace_file) {
-      std::fprintf(stderr, "schedlab run: --trace %s: cannot open for writing\n", trace.file.c_str());
+      std::fprintf(stderr, "schedlab run: --trace %s: cannot open for writing\n",
+                   trace.file.c_str());
       return kExitBadInput;
     }
     writer = std::make_unique<observe::FtraceWriter>(sim->kernel(), trace_file.get(), from, to);
@@ -233,6 +234,16 @@ int cmd_help(const std::string &topic, CLI::App &app) {
 }  // namespace
 
 int main(int argc, char **argv) {
+  // A first word that is not an option must name a command (CLI11 would only say that a
+  // subcommand is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string cmd = argv[1];
+    if (cmd != "run" && cmd != "experiment" && cmd != "help") {
+      std::fprintf(stderr, "schedlab: unknown command '%s' (commands: run, experiment, help)\n",
+                   cmd.c_str());
+      return kExitBadInput;
+    }
+  }
   CLI::App app{"schedlab: a simulator and lab for the Linux CPU scheduler (SMT core scheduling)"};
   app.set_version_flag("--version", std::string("schedlab ") + kVersion);
   app.require_subcommand(1);
@@ -246,7 +257,8 @@ int main(int argc, char **argv) {
   run->add_option("--seed", seed_text, "Random seed, 0..2^64-1 (default: the scenario's)");
   run->add_option("--json", json, "Write the full result as JSON to this file");
   TraceOptions trace;
-  run->add_option("--trace", trace.file, "Write an ftrace text trace (the nop tracer's format) here");
+  run->add_option("--trace", trace.file,
+                  "Write an ftrace text trace (the nop tracer's format) here");
   run->add_option("--trace-from", trace.from, "Trace from this simulated time (e.g. 10s)");
   run->add_option("--trace-to", trace.to, "Trace until this simulated time (e.g. 10.5s)");
   run->add_option("--feature", features, "Override a scheduler feature: NAME=true|false")

@@ -145,7 +145,12 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
                      r.configs.size(), r.configs.size() == 1 ? "" : "s", n, n == 1 ? "" : "s",
                      n == 1 ? "" : "s", r.seeds.front(),
                      n > 1 ? fmt::format("..{}", r.seeds.back()) : "");
-  out += "Test Results (seconds)\n\n";
+  bool any_exit = false;
+  for (const auto &c : r.configs)
+    for (const auto &run : c.runs) any_exit |= run.completion_ns != 0;
+  out += any_exit ? "Test Results (seconds)\n\n"
+                  : "Test Results (no task exits: the runs end at the scenario's duration, so "
+                    "completion time is 0; see the tables below)\n\n";
 
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> head{"Configuration"};

@@ -28,5 +28,6 @@ check_flag "is not an integer" run "$good" --tunable hz=fast
 check_flag "--seed" run "$good" --seed -1
 check_flag "cannot read" run /nonexistent/file.toml
 check_flag "The following argument was not expected" run "$good" --bogus
+check_flag "unknown command 'bogus'" bogus
 echo "$((n-fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]
