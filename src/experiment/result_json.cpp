@@ -142,6 +142,17 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
       cj["lb_failed"] = cs.lb_failed;
       cj["avg_idle_ns"] = cs.avg_idle_ns;
       cj["mean_avg_idle_ns"] = cs.mean_avg_idle_ns;
+      // The counters of /proc/schedstat's cpuN line, under its names (times in ns).
+      ordered_json ss;
+      ss["yld_count"] = 0;  // sched_yield() is not modelled
+      ss["sched_count"] = cs.sched_count;
+      ss["sched_goidle"] = cs.sched_goidle;
+      ss["ttwu_count"] = cs.ttwu_count;
+      ss["ttwu_local"] = cs.ttwu_local;
+      ss["rq_cpu_time"] = c.busy_ns;
+      ss["run_delay"] = c.run_delay_ns;
+      ss["pcount"] = c.pcount;
+      cj["schedstat"] = std::move(ss);
     }
     cpus.push_back(cj);
     busy += c.busy_ns;
@@ -171,6 +182,15 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
     tj["nr_migrations"] = tm.nr_migrations;
     tj["nr_wakeups"] = tm.nr_wakeups;
     tj["core_forceidle_sum_ns"] = tm.core_forceidle_sum_ns;
+    // The fields of /proc/PID/sched under its names (times in ns).
+    ordered_json ps;
+    ps["se.sum_exec_runtime"] = tm.runtime_ns;
+    ps["se.nr_migrations"] = tm.nr_migrations;
+    ps["nr_switches"] = tm.nr_switches;
+    ps["nr_voluntary_switches"] = tm.nr_voluntary_switches;
+    ps["nr_involuntary_switches"] = tm.nr_involuntary_switches;
+    ps["core_forceidle_sum"] = tm.core_forceidle_sum_ns;
+    tj["sched"] = std::move(ps);
     tj["start_ns"] = tm.start_ns;
     if (tm.exited)
       tj["exit_ns"] = tm.exit_ns;

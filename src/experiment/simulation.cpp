@@ -401,6 +401,10 @@ RunResult Simulation::run() {
     cs.lb_count = rq->lb_count;
     cs.lb_moved = rq->lb_moved;
     cs.lb_failed = rq->lb_failed;
+    cs.sched_count = rq->sched_count;
+    cs.sched_goidle = rq->sched_goidle;
+    cs.ttwu_count = rq->ttwu_count;
+    cs.ttwu_local = rq->ttwu_local;
     cs.avg_idle_ns = rq->avg_idle;
     cs.avg_idle_updates = rq->avg_idle_samples;
     cs.mean_avg_idle_ns = rq->avg_idle_samples ? static_cast<double>(rq->avg_idle_sum) /

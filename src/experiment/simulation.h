@@ -31,7 +31,8 @@ struct RunResult {
   struct CpuSched {
     u64 newidle_attempts = 0, newidle_skipped_avg_idle = 0, newidle_pulled = 0, newidle_cost_ns = 0;
     u64 lb_count = 0, lb_moved = 0, lb_failed = 0;
-    u64 avg_idle_ns = 0;          // at the end of the run
+    u64 sched_count = 0, sched_goidle = 0, ttwu_count = 0, ttwu_local = 0;  // /proc/schedstat
+    u64 avg_idle_ns = 0;                                                    // at the end of the run
     double mean_avg_idle_ns = 0;  // mean of avg_idle over its updates (0 if none)
     u64 avg_idle_updates = 0;
   };

@@ -13,7 +13,9 @@ std::string trace_comm(const task_struct *p, bool prefix) {
 }
 
 // The kernel's prio field: 120 + nice for normal tasks; the idle task shows 120.
-int trace_prio(const task_struct *p) { return p->is_idle_task ? 120 : 120 + p->static_nice; }
+int trace_prio(const task_struct *p) {
+  return p->is_idle_task ? 120 : 120 + p->static_nice;
+}
 
 FtraceWriter::FtraceWriter(const kernel::Kernel &k, std::FILE *out, Time from, Time to)
     : k_(k), out_(out), from_(from), to_(to) {

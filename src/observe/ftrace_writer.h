@@ -26,7 +26,8 @@ class FtraceWriter : public kernel::TraceSink {
   void sched_process_exit(Time, const kernel::task_struct *) override;
   void sched_forceidle(Time, int, bool) override;
   void sched_core_cookie(Time, const kernel::task_struct *, unsigned long, unsigned long) override;
-  void sched_core_pick(Time, int, const kernel::task_struct *, unsigned long, unsigned int) override;
+  void sched_core_pick(Time, int, const kernel::task_struct *, unsigned long,
+                       unsigned int) override;
 
  private:
   bool in_window(Time t) const { return t >= from_ && t < to_; }

@@ -60,6 +60,9 @@ void Metrics::sched_switch(Time now, int cpu, const task_struct *prev, unsigned 
   }
   if (!next->is_idle_task) {
     TaskState &t = task(next);
+    if (t.state == State::Runnable)
+      cpus_[static_cast<std::size_t>(cpu)].run_delay_ns += now - t.since;
+    cpus_[static_cast<std::size_t>(cpu)].pcount++;
     enter(t, State::Running, now);
     if (t.waking) {
       wakeup_latency_.add(now - t.waking_at);

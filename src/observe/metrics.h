@@ -30,6 +30,10 @@ struct CpuMetrics {
   Time idle_ns = 0;       // idle with nothing runnable
   Time forceidle_ns = 0;  // idle although runnable (core scheduling forced idle)
   u64 nr_switches = 0;
+  // /proc/schedstat's sched_info: time tasks waited on this runqueue before running here, and
+  // how many times a task was switched in.
+  Time run_delay_ns = 0;
+  u64 pcount = 0;
 };
 
 struct RunMetrics {

@@ -48,9 +48,12 @@ TEST(Simulation, EveryNanosecondOfEveryCpuIsBusyOrIdle) {
     busy += c.busy_ns;
   }
   // A busy CPU is running exactly one task: the tasks' runtimes add up to the busy time.
-  Time runtime = 0;
-  for (const auto &t : r.metrics.tasks) runtime += t.runtime_ns;
+  Time runtime = 0, wait = 0, run_delay = 0;
+  for (const auto &t : r.metrics.tasks) runtime += t.runtime_ns, wait += t.wait_ns;
   EXPECT_EQ(runtime, busy);
+  // schedstat's run_delay, counted where each wait ended, adds up to the tasks' waits.
+  for (const auto &c : r.metrics.cpus) run_delay += c.run_delay_ns;
+  EXPECT_EQ(run_delay, wait);
 }
 
 TEST(Simulation, EveryTaskIsRunningWaitingOrSleepingFromForkToExit) {
