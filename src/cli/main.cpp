@@ -34,7 +34,7 @@ std::optional<u64> parse_u64(const std::string &s) {
 }
 
 struct TraceOptions {
-  std::string file, from, to;
+  std::string file, from, to, cpus;
 };
 
 int cmd_run(const std::string &file, const std::string &config, std::optional<u64> seed,
@@ -86,7 +86,24 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
                    trace.file.c_str());
       return kExitBadInput;
     }
-    writer = std::make_unique<observe::FtraceWriter>(sim->kernel(), trace_file.get(), from, to);
+    std::vector<int> cpus;
+    if (!trace.cpus.empty()) {
+      auto list = scenario::parse_cpulist(trace.cpus, &why);
+      if (!list) {
+        std::fprintf(stderr, "schedlab run: --trace-cpus %s: %s\n", trace.cpus.c_str(),
+                     why.c_str());
+        return kExitBadInput;
+      }
+      for (int c : *list)
+        if (c >= sim->kernel().nr_cpu_ids()) {
+          std::fprintf(stderr, "schedlab run: --trace-cpus %s: cpu %d does not exist (%d CPUs)\n",
+                       trace.cpus.c_str(), c, sim->kernel().nr_cpu_ids());
+          return kExitBadInput;
+        }
+      cpus = *list;
+    }
+    writer =
+        std::make_unique<observe::FtraceWriter>(sim->kernel(), trace_file.get(), from, to, cpus);
     sim->add_tracer(writer.get());
   }
   const experiment::RunResult r = sim->run();
@@ -261,6 +278,7 @@ int main(int argc, char **argv) {
                   "Write an ftrace text trace (the nop tracer's format) here");
   run->add_option("--trace-from", trace.from, "Trace from this simulated time (e.g. 10s)");
   run->add_option("--trace-to", trace.to, "Trace until this simulated time (e.g. 10.5s)");
+  run->add_option("--trace-cpus", trace.cpus, "Trace only these CPUs (cpulist, e.g. 0-3,8)");
   run->add_option("--feature", features, "Override a scheduler feature: NAME=true|false")
       ->take_all();
   run->add_option("--tunable", tunables, "Override a tunable: NAME=INTEGER")->take_all();

@@ -17,8 +17,14 @@ int trace_prio(const task_struct *p) {
   return p->is_idle_task ? 120 : 120 + p->static_nice;
 }
 
-FtraceWriter::FtraceWriter(const kernel::Kernel &k, std::FILE *out, Time from, Time to)
+FtraceWriter::FtraceWriter(const kernel::Kernel &k, std::FILE *out, Time from, Time to,
+                           std::vector<int> cpus)
     : k_(k), out_(out), from_(from), to_(to) {
+  if (!cpus.empty()) {
+    cpus_.assign(static_cast<std::size_t>(k.nr_cpu_ids()), 0);
+    for (int c : cpus)
+      if (c >= 0 && c < k.nr_cpu_ids()) cpus_[static_cast<std::size_t>(c)] = 1;
+  }
   std::fprintf(out_,
                "# tracer: nop\n#\n# entries-in-buffer/entries-written: see below   #P:%d\n#\n"
                "#                                _-----=> irqs-off/BH-disabled\n"
@@ -36,11 +42,13 @@ void FtraceWriter::finish() {
   std::fflush(out_);
 }
 
-void FtraceWriter::prefix(Time t, int cpu, const task_struct *current) {
+bool FtraceWriter::prefix(Time t, int cpu, const task_struct *current) {
+  if (!in_window(t) || !traced(cpu)) return false;
   entries_++;
   std::fprintf(out_, "%16s-%-7d [%03d] d... %6llu.%06llu: ", trace_comm(current, true).c_str(),
                current->pid, cpu, static_cast<unsigned long long>(t / NSEC_PER_SEC),
                static_cast<unsigned long long>((t % NSEC_PER_SEC) / NSEC_PER_USEC));
+  return true;
 }
 
 static const char *state_str(unsigned int state) {
@@ -51,8 +59,7 @@ static const char *state_str(unsigned int state) {
 
 void FtraceWriter::sched_switch(Time t, int cpu, const task_struct *prev, unsigned int prev_state,
                                 const task_struct *next) {
-  if (!in_window(t)) return;
-  prefix(t, cpu, prev);
+  if (!prefix(t, cpu, prev)) return;
   std::fprintf(out_,
                "sched_switch: prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s ==> "
                "next_comm=%s next_pid=%d next_prio=%d\n",
@@ -62,69 +69,60 @@ void FtraceWriter::sched_switch(Time t, int cpu, const task_struct *prev, unsign
 }
 
 void FtraceWriter::sched_waking(Time t, int this_cpu, const task_struct *p) {
-  if (!in_window(t)) return;
-  prefix(t, this_cpu, k_.cpu_rq(this_cpu)->curr);
+  if (!prefix(t, this_cpu, k_.cpu_rq(this_cpu)->curr)) return;
   std::fprintf(out_, "sched_waking: comm=%s pid=%d prio=%d target_cpu=%03d\n",
                trace_comm(p, false).c_str(), p->pid, trace_prio(p), p->cpu);
 }
 
 void FtraceWriter::sched_wakeup(Time t, const task_struct *p, int cpu) {
-  if (!in_window(t)) return;
-  prefix(t, cpu, k_.cpu_rq(cpu)->curr);
+  if (!prefix(t, cpu, k_.cpu_rq(cpu)->curr)) return;
   std::fprintf(out_, "sched_wakeup: comm=%s pid=%d prio=%d target_cpu=%03d\n",
                trace_comm(p, false).c_str(), p->pid, trace_prio(p), cpu);
 }
 
 void FtraceWriter::sched_wakeup_new(Time t, const task_struct *p, int cpu) {
-  if (!in_window(t)) return;
-  prefix(t, cpu, k_.cpu_rq(cpu)->curr);
+  if (!prefix(t, cpu, k_.cpu_rq(cpu)->curr)) return;
   std::fprintf(out_, "sched_wakeup_new: comm=%s pid=%d prio=%d target_cpu=%03d\n",
                trace_comm(p, false).c_str(), p->pid, trace_prio(p), cpu);
 }
 
 void FtraceWriter::sched_migrate_task(Time t, const task_struct *p, int orig, int dest) {
-  if (!in_window(t)) return;
-  prefix(t, orig, k_.cpu_rq(orig)->curr);
+  if (!prefix(t, orig, k_.cpu_rq(orig)->curr)) return;
   std::fprintf(out_, "sched_migrate_task: comm=%s pid=%d prio=%d orig_cpu=%d dest_cpu=%d\n",
                trace_comm(p, false).c_str(), p->pid, trace_prio(p), orig, dest);
 }
 
 void FtraceWriter::sched_process_fork(Time t, const task_struct *child) {
-  if (!in_window(t)) return;
   const int cpu = child->cpu;
   const task_struct *parent = k_.cpu_rq(cpu)->curr;
-  prefix(t, cpu, parent);
+  if (!prefix(t, cpu, parent)) return;
   std::fprintf(out_, "sched_process_fork: comm=%s pid=%d child_comm=%s child_pid=%d\n",
                trace_comm(parent, false).c_str(), parent->pid, trace_comm(child, false).c_str(),
                child->pid);
 }
 
 void FtraceWriter::sched_process_exit(Time t, const task_struct *p) {
-  if (!in_window(t)) return;
-  prefix(t, p->cpu, p);
+  if (!prefix(t, p->cpu, p)) return;
   std::fprintf(out_, "sched_process_exit: comm=%s pid=%d prio=%d\n", trace_comm(p, false).c_str(),
                p->pid, trace_prio(p));
 }
 
 // Counters go through the trace marker, as user space would write them: C|pid|name|value.
 void FtraceWriter::sched_forceidle(Time t, int cpu, bool on) {
-  if (!in_window(t)) return;
-  prefix(t, cpu, k_.cpu_rq(cpu)->curr);
+  if (!prefix(t, cpu, k_.cpu_rq(cpu)->curr)) return;
   std::fprintf(out_, "tracing_mark_write: C|0|forceidle_cpu%d|%d\n", cpu, on ? 1 : 0);
 }
 
 void FtraceWriter::sched_core_cookie(Time t, const task_struct *p, unsigned long old,
                                      unsigned long cookie) {
-  if (!in_window(t)) return;
-  prefix(t, p->cpu, k_.cpu_rq(p->cpu)->curr);
+  if (!prefix(t, p->cpu, k_.cpu_rq(p->cpu)->curr)) return;
   std::fprintf(out_, "tracing_mark_write: sched_core_cookie: comm=%s pid=%d old=%lu cookie=%lu\n",
                trace_comm(p, false).c_str(), p->pid, old, cookie);
 }
 
 void FtraceWriter::sched_core_pick(Time t, int cpu, const task_struct *max, unsigned long cookie,
                                    unsigned int forceidle) {
-  if (!in_window(t)) return;
-  prefix(t, cpu, k_.cpu_rq(cpu)->curr);
+  if (!prefix(t, cpu, k_.cpu_rq(cpu)->curr)) return;
   std::fprintf(out_,
                "tracing_mark_write: sched_core_pick: core=%d max_comm=%s max_pid=%d cookie=%lu "
                "forceidle=%u\n",

@@ -4,6 +4,7 @@
 // reads it (sched_waking present, four flag characters, comms without spaces).
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "kernel/kernel.h"
 #include "kernel/trace.h"
@@ -12,8 +13,10 @@ namespace schedlab::observe {
 
 class FtraceWriter : public kernel::TraceSink {
  public:
-  // Events in [from, to) only. The caller keeps `out` open until finish().
-  FtraceWriter(const kernel::Kernel &k, std::FILE *out, Time from, Time to);
+  // Events in [from, to) on `cpus` (empty = all) only. The caller keeps `out` open until
+  // finish().
+  FtraceWriter(const kernel::Kernel &k, std::FILE *out, Time from, Time to,
+               std::vector<int> cpus = {});
   void finish();  // flushes; the header counts the entries written
 
   void sched_switch(Time, int, const kernel::task_struct *, unsigned int,
@@ -31,11 +34,14 @@ class FtraceWriter : public kernel::TraceSink {
 
  private:
   bool in_window(Time t) const { return t >= from_ && t < to_; }
+  bool traced(int cpu) const { return cpus_.empty() || cpus_[static_cast<std::size_t>(cpu)]; }
   // "comm-pid [cpu] d... sec.usec: " for the task current on cpu.
-  void prefix(Time t, int cpu, const kernel::task_struct *current);
+  // Returns false (printing nothing) outside the window or the traced CPUs.
+  bool prefix(Time t, int cpu, const kernel::task_struct *current);
   const kernel::Kernel &k_;
   std::FILE *out_;
   Time from_, to_;
+  std::vector<char> cpus_;  // by CPU: traced or not; empty = every CPU
   unsigned long long entries_ = 0;
 };
 

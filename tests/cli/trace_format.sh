@@ -20,5 +20,11 @@ last=$(grep -v '^#' "$tmp/t" | tail -n1 | sed -E 's/.* ([0-9]+\.[0-9]{6}): .*/\1
 check "window [2s, 2.2s) ($first .. $last)" 'awk -v a="$first" -v b="$last" "BEGIN{exit !(a>=2.0 && b<2.2)}"'
 "$bin" run "$src/scenarios/wakeup-fastpath.toml" --trace "$tmp/t2" --trace-from 3s --trace-to 1s >/dev/null 2>&1; rc=$?
 check "--trace-from after --trace-to is refused with 2" '[ $rc -eq 2 ]'
+"$bin" run "$src/scenarios/wakeup-fastpath.toml" --trace "$tmp/t3" --trace-to 1s --trace-cpus 0,4 >/dev/null; rc=$?
+check "--trace-cpus runs" '[ $rc -eq 0 ]'
+other=$(grep -v '^#' "$tmp/t3" | grep -cvE '\[00[04]\]')
+check "--trace-cpus 0,4 keeps only CPUs 0 and 4 ($other other lines)" '[ "$other" -eq 0 ] && grep -q "\[004\]" "$tmp/t3"'
+"$bin" run "$src/scenarios/wakeup-fastpath.toml" --trace "$tmp/t4" --trace-cpus 9 >/dev/null 2>&1; rc=$?
+check "--trace-cpus naming no CPU of the machine is refused with 2" '[ $rc -eq 2 ]'
 echo "$((n-fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]
