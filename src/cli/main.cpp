@@ -12,6 +12,7 @@
 #include "experiment/result_json.h"
 #include "experiment/simulation.h"
 #include "experiment/summary.h"
+#include "observe/chrome_trace_writer.h"
 #include "observe/ftrace_writer.h"
 #include "schedlab/version.h"
 
@@ -34,7 +35,7 @@ std::optional<u64> parse_u64(const std::string &s) {
 }
 
 struct TraceOptions {
-  std::string file, from, to, cpus;
+  std::string file, json, from, to, cpus;
 };
 
 int cmd_run(const std::string &file, const std::string &config, std::optional<u64> seed,
@@ -60,10 +61,13 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
     std::fprintf(stderr, "schedlab run: %s\n", e.what());
     return kExitBadInput;
   }
-  // --trace: ftrace text, streamed, for the window [--trace-from, --trace-to).
-  std::unique_ptr<std::FILE, int (*)(std::FILE *)> trace_file(nullptr, &std::fclose);
+  // --trace (ftrace text) and --trace-json (Chrome trace events), both streamed, for the
+  // window [--trace-from, --trace-to) and the CPUs of --trace-cpus.
+  using File = std::unique_ptr<std::FILE, int (*)(std::FILE *)>;
+  File trace_file(nullptr, &std::fclose), json_trace_file(nullptr, &std::fclose);
   std::unique_ptr<observe::FtraceWriter> writer;
-  if (!trace.file.empty()) {
+  std::unique_ptr<observe::ChromeTraceWriter> json_writer;
+  if (!trace.file.empty() || !trace.json.empty()) {
     std::string why;
     Time from = 0, to = kTimeNever;
     for (auto [text, out, flag] :
@@ -78,12 +82,6 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
     }
     if (from >= to) {
       std::fprintf(stderr, "schedlab run: --trace-from must be before --trace-to\n");
-      return kExitBadInput;
-    }
-    trace_file.reset(std::fopen(trace.file.c_str(), "w"));
-    if (!trace_file) {
-      std::fprintf(stderr, "schedlab run: --trace %s: cannot open for writing\n",
-                   trace.file.c_str());
       return kExitBadInput;
     }
     std::vector<int> cpus;
@@ -102,12 +100,28 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
         }
       cpus = *list;
     }
-    writer =
-        std::make_unique<observe::FtraceWriter>(sim->kernel(), trace_file.get(), from, to, cpus);
-    sim->add_tracer(writer.get());
+    auto open = [](const std::string &name, const char *flag, File &f) {
+      f.reset(std::fopen(name.c_str(), "w"));
+      if (!f)
+        std::fprintf(stderr, "schedlab run: %s %s: cannot open for writing\n", flag, name.c_str());
+      return static_cast<bool>(f);
+    };
+    if (!trace.file.empty()) {
+      if (!open(trace.file, "--trace", trace_file)) return kExitBadInput;
+      writer =
+          std::make_unique<observe::FtraceWriter>(sim->kernel(), trace_file.get(), from, to, cpus);
+      sim->add_tracer(writer.get());
+    }
+    if (!trace.json.empty()) {
+      if (!open(trace.json, "--trace-json", json_trace_file)) return kExitBadInput;
+      json_writer = std::make_unique<observe::ChromeTraceWriter>(
+          sim->kernel(), json_trace_file.get(), from, to, cpus);
+      sim->add_tracer(json_writer.get());
+    }
   }
   const experiment::RunResult r = sim->run();
   if (writer) writer->finish();
+  if (json_writer) json_writer->finish(r.metrics.end_ns);
   std::fputs(experiment::run_summary(r, s).c_str(), stdout);
   if (!json.empty()) {
     std::ofstream out(json);
@@ -276,6 +290,8 @@ int main(int argc, char **argv) {
   TraceOptions trace;
   run->add_option("--trace", trace.file,
                   "Write an ftrace text trace (the nop tracer's format) here");
+  run->add_option("--trace-json", trace.json,
+                  "Write a Chrome trace-event JSON (CPU tracks, task and forced-idle slices) here");
   run->add_option("--trace-from", trace.from, "Trace from this simulated time (e.g. 10s)");
   run->add_option("--trace-to", trace.to, "Trace until this simulated time (e.g. 10.5s)");
   run->add_option("--trace-cpus", trace.cpus, "Trace only these CPUs (cpulist, e.g. 0-3,8)");

@@ -26,5 +26,18 @@ other=$(grep -v '^#' "$tmp/t3" | grep -cvE '\[00[04]\]')
 check "--trace-cpus 0,4 keeps only CPUs 0 and 4 ($other other lines)" '[ "$other" -eq 0 ] && grep -q "\[004\]" "$tmp/t3"'
 "$bin" run "$src/scenarios/wakeup-fastpath.toml" --trace "$tmp/t4" --trace-cpus 9 >/dev/null 2>&1; rc=$?
 check "--trace-cpus naming no CPU of the machine is refused with 2" '[ $rc -eq 2 ]'
+"$bin" run "$src/scenarios/wakeup-fastpath.toml" --config Cookie --trace-json "$tmp/t.json" --trace-to 2s >/dev/null; rc=$?
+check "--trace-json runs" '[ $rc -eq 0 ]'
+check "Chrome JSON: 8 CPU tracks, task and forced-idle slices, a counter, within the window" \
+  'python3 - "$tmp/t.json" <<"PY"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e["tid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+assert sorted(names) == list(range(8)) and names[0].startswith("CPU 0"), names
+cats = {e.get("cat") for e in ev if e["ph"] == "X"}
+assert cats == {"task", "forced_idle"}, cats
+assert any(e["ph"] == "C" for e in ev)
+assert all(0 <= e["ts"] and e["ts"] + e["dur"] <= 2000000 for e in ev if e["ph"] == "X")
+PY'
 echo "$((n-fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]
