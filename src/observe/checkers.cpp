@@ -2,6 +2,23 @@
 
 namespace schedlab::observe {
 
+// Whether the non-idle tasks among `running` (one per thread of a core; nullptr = idle) have
+// more than one cookie.
+template <typename F>
+static bool mixed_cookies(const CpuMask &smt, F running) {
+  const kernel::task_struct *first = nullptr;
+  bool mixed = false;
+  smt.for_each([&](int c) {
+    const kernel::task_struct *p = running(c);
+    if (!p) return;
+    if (!first)
+      first = p;
+    else if (p->core_cookie != first->core_cookie)
+      mixed = true;
+  });
+  return mixed;
+}
+
 CoreSafetyChecker::CoreSafetyChecker(const Topology &topo)
     : topo_(topo),
       running_(static_cast<std::size_t>(topo.nr_cpus()), nullptr),
@@ -19,16 +36,8 @@ void CoreSafetyChecker::sched_core_cookie(Time now, const kernel::task_struct *p
 }
 
 void CoreSafetyChecker::check_core(int cpu, Time now) {
-  bool mixed = false;
-  const kernel::task_struct *first = nullptr;
-  topo_.smt_mask(cpu).for_each([&](int c) {
-    const kernel::task_struct *p = running_[static_cast<std::size_t>(c)];
-    if (!p) return;
-    if (!first)
-      first = p;
-    else if (p->core_cookie != first->core_cookie)
-      mixed = true;
-  });
+  const bool mixed = mixed_cookies(topo_.smt_mask(cpu),
+                                   [&](int c) { return running_[static_cast<std::size_t>(c)]; });
   Time &since = overlap_since_[static_cast<std::size_t>(topo_.cpu(cpu).core)];
   if (mixed && since == kTimeNever) {
     since = now;
@@ -41,17 +50,13 @@ void CoreSafetyChecker::check_core(int cpu, Time now) {
 
 void CoreSafetyChecker::check_pending(const kernel::Kernel &k, Time) {
   for (int core = 0; core < topo_.nr_cores(); core++) {
-    const kernel::task_struct *first = nullptr;
-    bool mixed = false, pending = false;
-    for (int t = 0; t < topo_.threads_per_core(); t++) {
-      const kernel::task_struct *p = k.cpu_rq(topo_.cpu_of(core, t))->curr;
-      pending |= p->need_resched;
-      if (p->is_idle_task) continue;
-      if (!first)
-        first = p;
-      else if (p->core_cookie != first->core_cookie)
-        mixed = true;
-    }
+    const CpuMask &smt = topo_.smt_mask(topo_.cpu_of(core, 0));
+    bool pending = false;
+    smt.for_each([&](int c) { pending |= k.cpu_rq(c)->curr->need_resched; });
+    const bool mixed = mixed_cookies(smt, [&](int c) -> const kernel::task_struct * {
+      const kernel::task_struct *p = k.cpu_rq(c)->curr;
+      return p->is_idle_task ? nullptr : p;
+    });
     if (mixed && !pending) violations_++;
   }
 }
