@@ -14,10 +14,12 @@ static std::string us(Time ns) {
 
 ChromeTraceWriter::ChromeTraceWriter(const kernel::Kernel &k, std::FILE *out, Time from, Time to,
                                      std::vector<int> cpus)
-    : k_(k), out_(out), from_(from), to_(to), tracks_(static_cast<std::size_t>(k.nr_cpu_ids())) {
-  traced_.assign(static_cast<std::size_t>(k.nr_cpu_ids()), cpus.empty() ? 1 : 0);
-  for (int c : cpus)
-    if (c >= 0 && c < k.nr_cpu_ids()) traced_[static_cast<std::size_t>(c)] = 1;
+    : k_(k),
+      out_(out),
+      from_(from),
+      to_(to),
+      traced_(traced_cpus(k.nr_cpu_ids(), cpus)),
+      tracks_(static_cast<std::size_t>(k.nr_cpu_ids())) {
   std::fprintf(out_, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
   event_prefix();
   std::fprintf(out_,

@@ -4,6 +4,13 @@ namespace schedlab::observe {
 
 using kernel::task_struct;
 
+std::vector<char> traced_cpus(int nr_cpus, const std::vector<int> &cpus) {
+  std::vector<char> on(static_cast<std::size_t>(nr_cpus), cpus.empty() ? 1 : 0);
+  for (int c : cpus)
+    if (c >= 0 && c < nr_cpus) on[static_cast<std::size_t>(c)] = 1;
+  return on;
+}
+
 std::string trace_comm(const task_struct *p, bool prefix) {
   if (p->is_idle_task && prefix) return "<idle>";
   std::string c = p->comm.substr(0, 15);  // TASK_COMM_LEN - 1
@@ -19,12 +26,7 @@ int trace_prio(const task_struct *p) {
 
 FtraceWriter::FtraceWriter(const kernel::Kernel &k, std::FILE *out, Time from, Time to,
                            std::vector<int> cpus)
-    : k_(k), out_(out), from_(from), to_(to) {
-  if (!cpus.empty()) {
-    cpus_.assign(static_cast<std::size_t>(k.nr_cpu_ids()), 0);
-    for (int c : cpus)
-      if (c >= 0 && c < k.nr_cpu_ids()) cpus_[static_cast<std::size_t>(c)] = 1;
-  }
+    : k_(k), out_(out), from_(from), to_(to), cpus_(traced_cpus(k.nr_cpu_ids(), cpus)) {
   std::fprintf(out_,
                "# tracer: nop\n#\n# entries-in-buffer/entries-written: see below   #P:%d\n#\n"
                "#                                _-----=> irqs-off/BH-disabled\n"

@@ -34,16 +34,19 @@ class FtraceWriter : public kernel::TraceSink {
 
  private:
   bool in_window(Time t) const { return t >= from_ && t < to_; }
-  bool traced(int cpu) const { return cpus_.empty() || cpus_[static_cast<std::size_t>(cpu)]; }
+  bool traced(int cpu) const { return cpus_[static_cast<std::size_t>(cpu)]; }
   // "comm-pid [cpu] d... sec.usec: " for the task current on cpu.
   // Returns false (printing nothing) outside the window or the traced CPUs.
   bool prefix(Time t, int cpu, const kernel::task_struct *current);
   const kernel::Kernel &k_;
   std::FILE *out_;
   Time from_, to_;
-  std::vector<char> cpus_;  // by CPU: traced or not; empty = every CPU
+  std::vector<char> cpus_;  // by CPU: traced or not
   unsigned long long entries_ = 0;
 };
+
+// Which CPUs a trace covers, by CPU id: every CPU when `cpus` is empty.
+std::vector<char> traced_cpus(int nr_cpus, const std::vector<int> &cpus);
 
 // The comm as ftrace prints it: idle tasks are "<idle>" in the prefix; spaces become '_'.
 std::string trace_comm(const kernel::task_struct *p, bool prefix);
