@@ -1,0 +1,161 @@
+// schedlab run: one run of a scenario, its summary, JSON and traces.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <tuple>
+
+#include "cli/commands.h"
+#include "experiment/result_json.h"
+#include "experiment/simulation.h"
+#include "experiment/summary.h"
+#include "observe/chrome_trace_writer.h"
+#include "observe/ftrace_writer.h"
+
+namespace schedlab::cli {
+namespace {
+
+struct TraceOptions {
+  std::string file, json, from, to, cpus;
+};
+
+int cmd_run(const std::string &file, const std::string &config, std::optional<u64> seed,
+            const std::string &json, const std::vector<std::string> &features,
+            const std::vector<std::string> &tunables, const TraceOptions &trace) {
+  scenario::Scenario s;
+  experiment::ConfigChoice choice;
+  try {
+    s = scenario::load_scenario(file);
+    choice = experiment::choose_config(s, config, features, tunables);
+  } catch (const scenario::ScenarioError &e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return kExitBadInput;
+  } catch (const std::invalid_argument &e) {
+    std::fprintf(stderr, "schedlab run: %s\n", e.what());
+    return kExitBadInput;
+  }
+  std::unique_ptr<experiment::Simulation> sim;
+  try {
+    sim = std::make_unique<experiment::Simulation>(s, choice.name, choice.kernel,
+                                                   seed.value_or(s.seed));
+  } catch (const std::invalid_argument &e) {
+    std::fprintf(stderr, "schedlab run: %s\n", e.what());
+    return kExitBadInput;
+  }
+  // --trace (ftrace text) and --trace-json (Chrome trace events), both streamed, for the
+  // window [--trace-from, --trace-to) and the CPUs of --trace-cpus.
+  using File = std::unique_ptr<std::FILE, int (*)(std::FILE *)>;
+  File trace_file(nullptr, &std::fclose), json_trace_file(nullptr, &std::fclose);
+  std::unique_ptr<observe::FtraceWriter> writer;
+  std::unique_ptr<observe::ChromeTraceWriter> json_writer;
+  if (!trace.file.empty() || !trace.json.empty()) {
+    std::string why;
+    Time from = 0, to = kTimeNever;
+    for (auto [text, out, flag] :
+         {std::tuple{trace.from, &from, "--trace-from"}, std::tuple{trace.to, &to, "--trace-to"}}) {
+      if (text.empty()) continue;
+      const auto d = scenario::parse_duration(text, &why);
+      if (!d) {
+        std::fprintf(stderr, "schedlab run: %s %s: %s\n", flag, text.c_str(), why.c_str());
+        return kExitBadInput;
+      }
+      *out = *d;
+    }
+    if (from >= to) {
+      std::fprintf(stderr, "schedlab run: --trace-from must be before --trace-to\n");
+      return kExitBadInput;
+    }
+    std::vector<int> cpus;
+    if (!trace.cpus.empty()) {
+      auto list = scenario::parse_cpulist(trace.cpus, &why);
+      if (!list) {
+        std::fprintf(stderr, "schedlab run: --trace-cpus %s: %s\n", trace.cpus.c_str(),
+                     why.c_str());
+        return kExitBadInput;
+      }
+      for (int c : *list)
+        if (c >= sim->kernel().nr_cpu_ids()) {
+          std::fprintf(stderr, "schedlab run: --trace-cpus %s: cpu %d does not exist (%d CPUs)\n",
+                       trace.cpus.c_str(), c, sim->kernel().nr_cpu_ids());
+          return kExitBadInput;
+        }
+      cpus = *list;
+    }
+    auto open = [](const std::string &name, const char *flag, File &f) {
+      f.reset(std::fopen(name.c_str(), "w"));
+      if (!f)
+        std::fprintf(stderr, "schedlab run: %s %s: cannot open for writing\n", flag, name.c_str());
+      return static_cast<bool>(f);
+    };
+    if (!trace.file.empty()) {
+      if (!open(trace.file, "--trace", trace_file)) return kExitBadInput;
+      writer =
+          std::make_unique<observe::FtraceWriter>(sim->kernel(), trace_file.get(), from, to, cpus);
+      sim->add_tracer(writer.get());
+    }
+    if (!trace.json.empty()) {
+      if (!open(trace.json, "--trace-json", json_trace_file)) return kExitBadInput;
+      json_writer = std::make_unique<observe::ChromeTraceWriter>(
+          sim->kernel(), json_trace_file.get(), from, to, cpus);
+      sim->add_tracer(json_writer.get());
+    }
+  }
+  const experiment::RunResult r = sim->run();
+  if (writer) writer->finish();
+  if (json_writer) json_writer->finish(r.metrics.end_ns);
+  std::fputs(experiment::run_summary(r, s).c_str(), stdout);
+  if (!json.empty()) {
+    std::ofstream out(json);
+    if (!out) {
+      std::fprintf(stderr, "schedlab run: --json %s: cannot open for writing\n", json.c_str());
+      return kExitBadInput;
+    }
+    out << experiment::run_to_json(r, s).dump(2) << "\n";
+    if (!out.good()) {
+      std::fprintf(stderr, "schedlab run: --json %s: write failed\n", json.c_str());
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App &app) {
+  struct Args {
+    std::string file, config, json, seed;
+    std::vector<std::string> features, tunables;
+    TraceOptions trace;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App *run = app.add_subcommand("run", "Simulate one run of a scenario and print a summary");
+  run->add_option("scenario", a->file, "Scenario file (TOML)")->required();
+  run->add_option("--config", a->config, "Configuration to run (default: the first)");
+  run->add_option("--seed", a->seed, "Random seed, 0..2^64-1 (default: the scenario's)");
+  run->add_option("--json", a->json, "Write the full result as JSON to this file");
+  run->add_option("--trace", a->trace.file,
+                  "Write an ftrace text trace (the nop tracer's format) here");
+  run->add_option("--trace-json", a->trace.json,
+                  "Write a Chrome trace-event JSON (CPU tracks, task and forced-idle slices) here");
+  run->add_option("--trace-from", a->trace.from, "Trace from this simulated time (e.g. 10s)");
+  run->add_option("--trace-to", a->trace.to, "Trace until this simulated time (e.g. 10.5s)");
+  run->add_option("--trace-cpus", a->trace.cpus, "Trace only these CPUs (cpulist, e.g. 0-3,8)");
+  run->add_option("--feature", a->features, "Override a scheduler feature: NAME=true|false")
+      ->take_all();
+  run->add_option("--tunable", a->tunables, "Override a tunable: NAME=INTEGER")->take_all();
+  run->allow_extras(false);
+  return {run, [a] {
+            std::optional<u64> seed;
+            if (!a->seed.empty()) {
+              seed = parse_u64(a->seed);
+              if (!seed) {
+                std::fprintf(stderr,
+                             "schedlab run: --seed %s: expected an integer from 0 to 2^64-1\n",
+                             a->seed.c_str());
+                return kExitBadInput;
+              }
+            }
+            return cmd_run(a->file, a->config, seed, a->json, a->features, a->tunables, a->trace);
+          }};
+}
+
+}  // namespace schedlab::cli
