@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "experiment/host_stats.h"
 #include "schedlab/version.h"
 
 namespace schedlab::experiment {
@@ -303,6 +304,7 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
   ordered_json host;
   host["wall_s"] = r.wall_s;
   host["jobs"] = r.jobs;
+  host["peak_rss_kb"] = peak_rss_kb();
   j["host"] = std::move(host);
   return j;
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "experiment/host_stats.h"
 #include "schedlab/version.h"
 
 namespace schedlab::experiment {
@@ -205,6 +206,7 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
   host["events_per_s"] = r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s : 0.0;
   host["simulated_s_per_wall_s"] =
       r.wall_s > 0 ? static_cast<double>(m.end_ns) / 1e9 / r.wall_s : 0.0;
+  host["peak_rss_kb"] = peak_rss_kb();
   j["host"] = host;
   return j;
 }
