@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "experiment/experiment.h"
 #include "experiment/experiment_report.h"
 
@@ -76,6 +77,8 @@ int cmd_experiment(const ExperimentArgs &a) {
   }
   experiment::ExperimentResult r;
   try {
+    Progress progress("schedlab experiment");
+    o.progress = [&progress](std::size_t done, std::size_t total) { progress.update(done, total); };
     r = experiment::run_experiment(s, o);
   } catch (const std::invalid_argument &e) {  // e.g. a configuration the simulation rejects
     std::fprintf(stderr, "schedlab experiment: %s\n", e.what());

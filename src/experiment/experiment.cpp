@@ -87,6 +87,8 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
   std::exception_ptr error;  // of the lowest failing work item, so the message is deterministic
   std::size_t error_k = total;
   std::mutex error_mu;
+  std::size_t done = 0;
+  std::mutex progress_mu;
   auto worker = [&] {
     for (;;) {
       const std::size_t k = next.fetch_add(1, std::memory_order_relaxed);
@@ -104,6 +106,10 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
         for (const auto &vm : rr.bench.vms)
           out.vm_forceidle_ns.emplace_back(vm.name, vm.forceidle_ns);
         out.wall_s = rr.wall_s;
+        if (o.progress) {
+          std::lock_guard<std::mutex> lock(progress_mu);
+          o.progress(++done, total);
+        }
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mu);
         if (k < error_k) {

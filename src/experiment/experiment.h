@@ -4,6 +4,7 @@
 // sees the same demands), simulated on a pool of worker threads. Each run owns its Simulation;
 // the workers share only the const Scenario. Results land in a vector indexed by
 // (configuration, run), so they are identical whatever the thread count.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ struct ExperimentOptions {
   std::optional<u64> seed_base;      // default: the scenario's seed
   unsigned jobs = 1;                 // worker threads (at most one per run is started)
   std::vector<std::string> features, tunables;  // "NAME=VALUE" overrides, for every config
+  // Called after each run with (runs done, runs in all), from the worker threads, one call at a
+  // time. Never part of the result.
+  std::function<void(std::size_t, std::size_t)> progress;
 };
 
 // What an experiment keeps of one run.
