@@ -5,9 +5,11 @@
 #include <tuple>
 
 #include "cli/commands.h"
+#include "cli/mpi.h"
 #include "cli/progress.h"
 #include "experiment/experiment.h"
 #include "experiment/experiment_report.h"
+#include "experiment/sweep.h"
 
 namespace schedlab::cli {
 namespace {
@@ -15,17 +17,59 @@ namespace {
 struct ExperimentArgs {
   std::string file, runs, jobs, seed_base, json, csv;
   std::vector<std::string> configs, features, tunables;
+  std::vector<std::string> params;  // sweep
+  bool mpi = false;
+  bool check = false;
+  std::string wasted_threshold;
 };
 
-int cmd_experiment(const ExperimentArgs &a) {
-  experiment::ExperimentOptions o;
+// --check: every violation (up to 10 in all) with its run, and exit status 3.
+int report_violations(const experiment::ExperimentResult &r) {
+  u64 total = 0;
+  std::size_t printed = 0;
+  for (const auto &c : r.configs)
+    for (const auto &run : c.runs) {
+      if (!run.check) continue;
+      total += run.check->violations;
+      for (const auto &v : run.check->first)
+        if (printed++ < observe::InvariantChecker::kMaxKept)
+          std::fprintf(stderr,
+                       "schedlab experiment: invariant violated at %s (configuration \"%s\", "
+                       "seed %llu)\n",
+                       observe::format_violation(v).c_str(), c.name.c_str(),
+                       static_cast<unsigned long long>(run.seed));
+    }
+  if (!total) return 0;
+  if (total > printed)
+    std::fprintf(stderr, "schedlab experiment: %llu invariant violations in all\n",
+                 static_cast<unsigned long long>(total));
+  return kExitInvariant;
+}
+
+// The options experiment and sweep share; 0 when they are good, else the exit status.
+int options_from(const ExperimentArgs &a, const char *cmd, experiment::ExperimentOptions &o) {
   o.configs = a.configs;
   o.features = a.features;
   o.tunables = a.tunables;
+  o.check = a.check;
+  if (!a.wasted_threshold.empty()) {
+    if (!a.check) {
+      std::fprintf(stderr, "schedlab %s: --wasted-threshold needs --check\n", cmd);
+      return kExitBadInput;
+    }
+    std::string why;
+    const auto d = scenario::parse_duration(a.wasted_threshold, &why);
+    if (!d) {
+      std::fprintf(stderr, "schedlab %s: --wasted-threshold %s: %s\n", cmd,
+                   a.wasted_threshold.c_str(), why.c_str());
+      return kExitBadInput;
+    }
+    o.wasted_threshold = *d;
+  }
   if (!a.runs.empty()) {
     const auto v = parse_u64(a.runs);
     if (!v || *v < 1 || *v > experiment::kMaxRuns) {
-      std::fprintf(stderr, "schedlab experiment: --runs %s: expected an integer from 1 to %llu\n",
+      std::fprintf(stderr, "schedlab %s: --runs %s: expected an integer from 1 to %llu\n", cmd,
                    a.runs.c_str(), static_cast<unsigned long long>(experiment::kMaxRuns));
       return kExitBadInput;
     }
@@ -37,7 +81,7 @@ int cmd_experiment(const ExperimentArgs &a) {
   } else {
     const auto v = parse_u64(a.jobs);
     if (!v || *v < 1 || *v > kMaxJobs) {
-      std::fprintf(stderr, "schedlab experiment: --jobs %s: expected an integer from 1 to %llu\n",
+      std::fprintf(stderr, "schedlab %s: --jobs %s: expected an integer from 1 to %llu\n", cmd,
                    a.jobs.c_str(), static_cast<unsigned long long>(kMaxJobs));
       return kExitBadInput;
     }
@@ -46,12 +90,64 @@ int cmd_experiment(const ExperimentArgs &a) {
   if (!a.seed_base.empty()) {
     o.seed_base = parse_u64(a.seed_base);
     if (!o.seed_base) {
-      std::fprintf(stderr,
-                   "schedlab experiment: --seed-base %s: expected an integer from 0 to 2^64-1\n",
-                   a.seed_base.c_str());
+      std::fprintf(stderr, "schedlab %s: --seed-base %s: expected an integer from 0 to 2^64-1\n",
+                   cmd, a.seed_base.c_str());
       return kExitBadInput;
     }
   }
+  return 0;
+}
+
+// Opens --json and --csv before the (possibly long) runs, so a bad path fails at once.
+int open_outputs(const ExperimentArgs &a, const char *cmd, std::ofstream &json_out,
+                 std::ofstream &csv_out) {
+  for (auto [flag, path, out] :
+       {std::tuple{"--json", &a.json, &json_out}, std::tuple{"--csv", &a.csv, &csv_out}}) {
+    if (path->empty()) continue;
+    out->open(*path);
+    if (!*out) {
+      std::fprintf(stderr, "schedlab %s: %s %s: cannot open for writing\n", cmd, flag,
+                   path->c_str());
+      return kExitBadInput;
+    }
+  }
+  return 0;
+}
+
+// Writes and closes an output opened by open_outputs (nothing if it was not asked for).
+int finish_output(std::ofstream &out, const std::string &text, const char *flag,
+                  const std::string &path, const char *cmd) {
+  if (!out.is_open()) return 0;
+  out << text;
+  out.close();
+  if (!out) {
+    std::fprintf(stderr, "schedlab %s: %s %s: write failed\n", cmd, flag, path.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+// --mpi: joins the MPI job and takes this rank's share of the work items.
+int start_mpi(const ExperimentArgs &a, const char *cmd, experiment::ExperimentOptions &o,
+              std::unique_ptr<Mpi> &mpi) {
+  if (!a.mpi) return 0;
+  try {
+    mpi = std::make_unique<Mpi>();
+  } catch (const std::runtime_error &e) {
+    std::fprintf(stderr, "schedlab %s: --mpi: %s\n", cmd, e.what());
+    return kExitBadInput;
+  }
+  o.shard = static_cast<unsigned>(mpi->rank());
+  o.shards = static_cast<unsigned>(mpi->size());
+  return 0;
+}
+
+int cmd_experiment(const ExperimentArgs &a) {
+  experiment::ExperimentOptions o;
+  if (int rc = options_from(a, "experiment", o)) return rc;
+  std::unique_ptr<Mpi> mpi;
+  if (int rc = start_mpi(a, "experiment", o, mpi)) return rc;
+  const bool root = !mpi || mpi->rank() == 0;
   scenario::Scenario s;
   try {
     s = scenario::load_scenario(a.file);
@@ -63,46 +159,110 @@ int cmd_experiment(const ExperimentArgs &a) {
     std::fprintf(stderr, "schedlab experiment: %s\n", e.what());
     return kExitBadInput;
   }
-  // Open the outputs before the (possibly long) runs, so a bad path fails at once.
   std::ofstream json_out, csv_out;
-  for (auto [flag, path, out] :
-       {std::tuple{"--json", &a.json, &json_out}, std::tuple{"--csv", &a.csv, &csv_out}}) {
-    if (path->empty()) continue;
-    out->open(*path);
-    if (!*out) {
-      std::fprintf(stderr, "schedlab experiment: %s %s: cannot open for writing\n", flag,
-                   path->c_str());
-      return kExitBadInput;
-    }
-  }
+  if (root)
+    if (int rc = open_outputs(a, "experiment", json_out, csv_out)) return rc;
   experiment::ExperimentResult r;
+  bool failed = false;
   try {
     Progress progress("schedlab experiment");
-    o.progress = [&progress](std::size_t done, std::size_t total) { progress.update(done, total); };
+    if (root)
+      o.progress = [&progress](std::size_t done, std::size_t total) {
+        progress.update(done, total);
+      };
     r = experiment::run_experiment(s, o);
   } catch (const std::invalid_argument &e) {  // e.g. a configuration the simulation rejects
     std::fprintf(stderr, "schedlab experiment: %s\n", e.what());
+    failed = true;
+  }
+  if (mpi && !mpi->gather(r, failed) && !failed) {
+    std::fprintf(stderr, "schedlab experiment: a run failed in another MPI process\n");
+    failed = true;
+  }
+  if (failed) return kExitBadInput;
+  if (!root) return 0;
+  const experiment::ExperimentStats st = experiment::experiment_stats(r);
+  if (int rc = finish_output(json_out, experiment::experiment_to_json(r, st).dump(2) + "\n",
+                             "--json", a.json, "experiment"))
+    return rc;
+  if (int rc = finish_output(csv_out, experiment::experiment_csv(r), "--csv", a.csv, "experiment"))
+    return rc;
+  std::fputs(experiment::experiment_table(r, st).c_str(), stdout);
+  return report_violations(r);
+}
+
+int cmd_sweep(const ExperimentArgs &a) {
+  experiment::ExperimentOptions o;
+  if (int rc = options_from(a, "sweep", o)) return rc;
+  if (a.check) {
+    std::fprintf(stderr, "schedlab sweep: --check is for run and experiment\n");
     return kExitBadInput;
   }
-  const experiment::ExperimentStats st = experiment::experiment_stats(r);
-  if (json_out.is_open()) {
-    json_out << experiment::experiment_to_json(r, st).dump(2) << "\n";
-    json_out.close();
-    if (!json_out) {
-      std::fprintf(stderr, "schedlab experiment: --json %s: write failed\n", a.json.c_str());
-      return 1;
-    }
+  std::vector<experiment::SweepParam> params;
+  try {
+    for (const auto &p : a.params) params.push_back(experiment::parse_sweep_param(p));
+  } catch (const std::invalid_argument &e) {
+    std::fprintf(stderr, "schedlab sweep: %s\n", e.what());
+    return kExitBadInput;
   }
-  if (csv_out.is_open()) {
-    csv_out << experiment::experiment_csv(r);
-    csv_out.close();
-    if (!csv_out) {
-      std::fprintf(stderr, "schedlab experiment: --csv %s: write failed\n", a.csv.c_str());
-      return 1;
-    }
+  std::unique_ptr<Mpi> mpi;
+  if (int rc = start_mpi(a, "sweep", o, mpi)) return rc;
+  const bool root = !mpi || mpi->rank() == 0;
+  std::ofstream json_out, csv_out;
+  if (root)
+    if (int rc = open_outputs(a, "sweep", json_out, csv_out)) return rc;
+  experiment::SweepResult r;
+  try {
+    Progress progress("schedlab sweep");
+    if (root)
+      o.progress = [&progress](std::size_t done, std::size_t total) {
+        progress.update(done, total);
+      };
+    experiment::GatherFn gather;
+    if (mpi)
+      gather = [&mpi](experiment::ExperimentResult &er, bool failed) {
+        return mpi->gather(er, failed);
+      };
+    r = experiment::run_sweep(a.file, params, o, gather);
+  } catch (const scenario::ScenarioError &e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return kExitBadInput;
+  } catch (const std::invalid_argument &e) {
+    std::fprintf(stderr, "schedlab sweep: %s\n", e.what());
+    return kExitBadInput;
   }
-  std::fputs(experiment::experiment_table(r, st).c_str(), stdout);
+  if (!root) return 0;
+  if (int rc = finish_output(json_out, experiment::sweep_to_json(r).dump(2) + "\n", "--json",
+                             a.json, "sweep"))
+    return rc;
+  if (int rc = finish_output(csv_out, experiment::sweep_csv(r), "--csv", a.csv, "sweep")) return rc;
+  std::fputs(experiment::sweep_table(r).c_str(), stdout);
   return 0;
+}
+
+// The options experiment and sweep share.
+void add_common_options(CLI::App *c, ExperimentArgs &ex) {
+  c->add_option("scenario", ex.file, "Scenario file (TOML or rt-app JSON)")->required();
+  c->add_option("--runs", ex.runs, "Runs (seeds) per configuration, 1..100000 (default: 3)");
+  c->add_option("--jobs", ex.jobs, "Worker threads (default: the number of CPUs)");
+  c->add_option("--seed-base", ex.seed_base,
+                "Seeds are S, S+1, ..., S+runs-1 (default S: the scenario's seed)");
+  c->add_option("--json", ex.json, "Write the runs and statistics as JSON to this file");
+  c->add_option("--csv", ex.csv, "Write one row per run as CSV to this file");
+  // One value per occurrence, so "--config A FILE" does not take FILE as a second name.
+  c->add_option("--config", ex.configs,
+                "Run only this configuration (repeatable; default: every one)")
+      ->take_all()
+      ->allow_extra_args(false);
+  c->add_option("--feature", ex.features, "Override a scheduler feature: NAME=true|false")
+      ->take_all()
+      ->allow_extra_args(false);
+  c->add_option("--tunable", ex.tunables, "Override a tunable: NAME=INTEGER")
+      ->take_all()
+      ->allow_extra_args(false);
+  c->add_flag("--mpi", ex.mpi,
+              "Under mpirun: spread the runs over the ranks; rank 0 writes the results");
+  c->allow_extras(false);
 }
 
 }  // namespace
@@ -111,26 +271,27 @@ Command add_experiment_command(CLI::App &app) {
   auto ex = std::make_shared<ExperimentArgs>();
   CLI::App *exp = app.add_subcommand(
       "experiment", "Run configurations of a scenario on the same seeds and compare them");
-  exp->add_option("scenario", ex->file, "Scenario file (TOML)")->required();
-  exp->add_option("--runs", ex->runs, "Runs (seeds) per configuration, 1..100000 (default: 3)");
-  exp->add_option("--jobs", ex->jobs, "Worker threads (default: the number of CPUs)");
-  exp->add_option("--seed-base", ex->seed_base,
-                  "Seeds are S, S+1, ..., S+runs-1 (default S: the scenario's seed)");
-  exp->add_option("--json", ex->json, "Write the runs and statistics as JSON to this file");
-  exp->add_option("--csv", ex->csv, "Write one row per run as CSV to this file");
-  // One value per occurrence, so "--config A FILE" does not take FILE as a second name.
-  exp->add_option("--config", ex->configs,
-                  "Run only this configuration (repeatable; default: every one)")
-      ->take_all()
-      ->allow_extra_args(false);
-  exp->add_option("--feature", ex->features, "Override a scheduler feature: NAME=true|false")
-      ->take_all()
-      ->allow_extra_args(false);
-  exp->add_option("--tunable", ex->tunables, "Override a tunable: NAME=INTEGER")
-      ->take_all()
-      ->allow_extra_args(false);
-  exp->allow_extras(false);
+  add_common_options(exp, *ex);
+  exp->add_flag("--check", ex->check,
+                "Check the model's invariants in every run (exit 3 on a violation) and measure "
+                "wasted cores");
+  exp->add_option("--wasted-threshold", ex->wasted_threshold,
+                  "With --check: a task waiting longer than this wastes an idle CPU (default 1ms)");
   return {exp, [ex] { return cmd_experiment(*ex); }};
+}
+
+Command add_sweep_command(CLI::App &app) {
+  auto ex = std::make_shared<ExperimentArgs>();
+  CLI::App *sw = app.add_subcommand(
+      "sweep", "Run a grid of scenario key values x configurations x seeds (CSV, JSON, table)");
+  add_common_options(sw, *ex);
+  sw->add_option("--param", ex->params,
+                 "PATH=V1,V2,...: a scenario key (dotted, e.g. machine.cores_per_llc, "
+                 "kernel.features.NAME, group.NAME.count) and its values (repeatable)")
+      ->take_all()
+      ->allow_extra_args(false)
+      ->required();
+  return {sw, [ex] { return cmd_sweep(*ex); }};
 }
 
 }  // namespace schedlab::cli

@@ -18,9 +18,24 @@ struct TraceOptions {
   std::string file, json, from, to, cpus;
 };
 
+struct CheckOptions {
+  bool on = false;
+  std::string wasted_threshold;
+};
+
+// --wasted-threshold, or the default; nullopt after printing the error.
+std::optional<Time> wasted_threshold(const char *cmd, const std::string &text) {
+  if (text.empty()) return observe::InvariantChecker::kDefaultWastedThreshold;
+  std::string why;
+  const auto d = scenario::parse_duration(text, &why);
+  if (!d) std::fprintf(stderr, "%s: --wasted-threshold %s: %s\n", cmd, text.c_str(), why.c_str());
+  return d;
+}
+
 int cmd_run(const std::string &file, const std::string &config, std::optional<u64> seed,
             const std::string &json, const std::vector<std::string> &features,
-            const std::vector<std::string> &tunables, const TraceOptions &trace) {
+            const std::vector<std::string> &tunables, const TraceOptions &trace,
+            const CheckOptions &check) {
   scenario::Scenario s;
   experiment::ConfigChoice choice;
   try {
@@ -99,6 +114,15 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
       sim->add_tracer(json_writer.get());
     }
   }
+  if (!check.on && !check.wasted_threshold.empty()) {
+    std::fprintf(stderr, "schedlab run: --wasted-threshold needs --check\n");
+    return kExitBadInput;
+  }
+  if (check.on) {
+    const auto threshold = wasted_threshold("schedlab run", check.wasted_threshold);
+    if (!threshold) return kExitBadInput;
+    sim->enable_check(*threshold);
+  }
   const experiment::RunResult r = sim->run();
   if (writer) writer->finish();
   if (json_writer) json_writer->finish(r.metrics.end_ns);
@@ -115,6 +139,15 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
       return 1;
     }
   }
+  if (r.check && r.check->violations) {
+    for (const auto &v : r.check->first)
+      std::fprintf(stderr, "schedlab run: invariant violated at %s\n",
+                   observe::format_violation(v).c_str());
+    if (r.check->violations > r.check->first.size())
+      std::fprintf(stderr, "schedlab run: %llu invariant violations in all\n",
+                   static_cast<unsigned long long>(r.check->violations));
+    return kExitInvariant;
+  }
   return 0;
 }
 
@@ -125,6 +158,7 @@ Command add_run_command(CLI::App &app) {
     std::string file, config, json, seed;
     std::vector<std::string> features, tunables;
     TraceOptions trace;
+    CheckOptions check;
   };
   auto a = std::make_shared<Args>();
   CLI::App *run = app.add_subcommand("run", "Simulate one run of a scenario and print a summary");
@@ -139,6 +173,10 @@ Command add_run_command(CLI::App &app) {
   run->add_option("--trace-from", a->trace.from, "Trace from this simulated time (e.g. 10s)");
   run->add_option("--trace-to", a->trace.to, "Trace until this simulated time (e.g. 10.5s)");
   run->add_option("--trace-cpus", a->trace.cpus, "Trace only these CPUs (cpulist, e.g. 0-3,8)");
+  run->add_flag("--check", a->check.on,
+                "Check the model's invariants (exit 3 on a violation) and measure wasted cores");
+  run->add_option("--wasted-threshold", a->check.wasted_threshold,
+                  "With --check: a task waiting longer than this wastes an idle CPU (default 1ms)");
   run->add_option("--feature", a->features, "Override a scheduler feature: NAME=true|false")
       ->take_all();
   run->add_option("--tunable", a->tunables, "Override a tunable: NAME=INTEGER")->take_all();
@@ -154,7 +192,8 @@ Command add_run_command(CLI::App &app) {
                 return kExitBadInput;
               }
             }
-            return cmd_run(a->file, a->config, seed, a->json, a->features, a->tunables, a->trace);
+            return cmd_run(a->file, a->config, seed, a->json, a->features, a->tunables, a->trace,
+                           a->check);
           }};
 }
 

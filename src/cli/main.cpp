@@ -54,8 +54,12 @@ int main(int argc, char **argv) {
   app.set_version_flag("--version", std::string("schedlab ") + kVersion);
   app.require_subcommand(1);
 
-  std::vector<cli::Command> commands = {cli::add_run_command(app),
-                                        cli::add_experiment_command(app)};
+  std::vector<cli::Command> commands = {
+      cli::add_run_command(app),     cli::add_experiment_command(app),
+      cli::add_sweep_command(app),   cli::add_timeline_command(app),
+      cli::add_report_command(app),  cli::add_topology_command(app),
+      cli::add_measure_command(app), cli::add_compare_command(app),
+      cli::add_replay_command(app)};
   std::string topic;
   CLI::App *help = app.add_subcommand("help", "Explain the CLI, features or tunables");
   help->add_option("topic", topic, "features | tunables");

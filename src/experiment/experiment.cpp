@@ -61,6 +61,7 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
 
   ExperimentResult r;
   r.scenario = s.name;
+  r.scenario_file = s.file;
   r.jobs = o.jobs;
   for (u64 i = 0; i < o.runs; i++) r.seeds.push_back(seed_base + i);
   for (const auto &c : configs) {
@@ -82,6 +83,9 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
   // slots it claimed, so the result does not depend on scheduling.
   const std::size_t nruns = r.seeds.size();
   const std::size_t total = configs.size() * nruns;
+  if (o.shards == 0 || o.shard >= o.shards)
+    throw std::invalid_argument("shard must be below shards");
+  const std::size_t mine = total > o.shard ? (total - o.shard + o.shards - 1) / o.shards : 0;
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
   std::exception_ptr error;  // of the lowest failing work item, so the message is deterministic
@@ -91,11 +95,13 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
   std::mutex progress_mu;
   auto worker = [&] {
     for (;;) {
-      const std::size_t k = next.fetch_add(1, std::memory_order_relaxed);
+      // This process's items: k = shard, shard + shards, ... (all of them with one shard).
+      const std::size_t k = o.shard + next.fetch_add(1, std::memory_order_relaxed) * o.shards;
       if (k >= total || failed.load(std::memory_order_relaxed)) return;
       const std::size_t ci = k / nruns, si = k % nruns;
       try {
         Simulation sim(s, configs[ci].name, configs[ci].kernel, r.seeds[si]);
+        if (o.check) sim.enable_check(o.wasted_threshold);
         const RunResult rr = sim.run();
         ExperimentRun &out = r.configs[ci].runs[si];
         out.seed = rr.seed;
@@ -105,10 +111,11 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
         out.bench = bench_metrics(rr);
         for (const auto &vm : rr.bench.vms)
           out.vm_forceidle_ns.emplace_back(vm.name, vm.forceidle_ns);
+        out.check = rr.check;
         out.wall_s = rr.wall_s;
         if (o.progress) {
           std::lock_guard<std::mutex> lock(progress_mu);
-          o.progress(++done, total);
+          o.progress(++done, mine);
         }
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mu);
@@ -121,7 +128,7 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
       }
     }
   };
-  const std::size_t nthreads = std::max<std::size_t>(1, std::min<std::size_t>(o.jobs, total));
+  const std::size_t nthreads = std::max<std::size_t>(1, std::min<std::size_t>(o.jobs, mine));
   r.threads = static_cast<unsigned>(nthreads);
   if (nthreads == 1) {
     worker();

@@ -19,9 +19,15 @@ struct ExperimentOptions {
   std::optional<u64> seed_base;      // default: the scenario's seed
   unsigned jobs = 1;                 // worker threads (at most one per run is started)
   std::vector<std::string> features, tunables;  // "NAME=VALUE" overrides, for every config
+  bool check = false;  // attach an invariant checker to every run (--check)
+  Time wasted_threshold = observe::InvariantChecker::kDefaultWastedThreshold;
   // Called after each run with (runs done, runs in all), from the worker threads, one call at a
   // time. Never part of the result.
   std::function<void(std::size_t, std::size_t)> progress;
+  // Run only the work items k (configuration k / runs, seed index k % runs) with
+  // k % shards == shard, leaving the other runs empty: a share of an MPI job (cli/mpi.cpp
+  // gathers the shares).
+  unsigned shard = 0, shards = 1;
 };
 
 // What an experiment keeps of one run.
@@ -34,7 +40,8 @@ struct ExperimentRun {
   std::vector<double> bench;
   // Forced idle charged to each VM's tasks (core_forceidle_sum), by VM in scenario order.
   std::vector<std::pair<std::string, Time>> vm_forceidle_ns;
-  double wall_s = 0;  // host time, never part of the deterministic result
+  std::optional<observe::CheckReport> check;  // with ExperimentOptions::check
+  double wall_s = 0;                          // host time, never part of the deterministic result
 };
 
 // The benchmark metrics an experiment summarises (run JSON key, label, unit).
@@ -62,6 +69,7 @@ struct ExperimentConfig {
 
 struct ExperimentResult {
   std::string scenario;
+  std::string scenario_file;  // Scenario::file, as loaded
   std::vector<u64> seeds;
   std::vector<ExperimentConfig> configs;           // scenario order
   std::vector<scenario::CompareSpec> comparisons;  // the declared ones whose configs all ran

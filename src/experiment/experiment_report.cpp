@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "experiment/host_stats.h"
+#include "experiment/result_json.h"
 #include "schedlab/version.h"
 
 namespace schedlab::experiment {
@@ -248,6 +249,7 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
   ordered_json j;
   j["schedlab_version"] = kVersion;
   j["scenario"] = r.scenario;
+  j["scenario_file"] = r.scenario_file;
   j["runs"] = r.seeds.size();
   j["seeds"] = r.seeds;
   ordered_json configs = ordered_json::array();
@@ -263,6 +265,7 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
       jr["completion_time_s"] = to_s(run.completion_ns);
       jr["forceidle_ns"] = run.forceidle_ns;
       jr["events"] = run.events;
+      if (run.check) add_check_json(*run.check, jr);  // --check
       runs.push_back(std::move(jr));
     }
     jc["runs"] = std::move(runs);
@@ -309,13 +312,48 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
   return j;
 }
 
-std::string experiment_csv(const ExperimentResult &r) {
-  std::string out = "config,seed,completion_time_s,forceidle_ns,events\n";
-  for (const auto &c : r.configs)
-    for (const auto &run : c.runs)
-      out += fmt::format("{},{},{},{},{}\n", csv_quote(c.name), run.seed,
-                         seconds9(run.completion_ns), run.forceidle_ns, run.events);
+std::vector<std::size_t> present_bench_metrics(const std::vector<const ExperimentResult *> &rs) {
+  std::vector<std::size_t> out;
+  for (std::size_t m = 0; m < kNrBenchMetrics; m++) {
+    bool any = false;
+    for (const ExperimentResult *r : rs)
+      for (const auto &c : r->configs)
+        for (const auto &run : c.runs) any |= m < run.bench.size() && !std::isnan(run.bench[m]);
+    if (any) out.push_back(m);
+  }
   return out;
+}
+
+std::string experiment_csv_header(const std::vector<std::string> &lead,
+                                  const std::vector<std::size_t> &metrics) {
+  std::string out;
+  for (const auto &l : lead) out += csv_quote(l) + ",";
+  out += "config,seed,completion_time_s,forceidle_ns,events";
+  for (std::size_t m : metrics) out += std::string(",") + kBenchMetrics[m].key;
+  return out + "\n";
+}
+
+std::string experiment_csv_rows(const ExperimentResult &r, const std::vector<std::string> &lead,
+                                const std::vector<std::size_t> &metrics) {
+  std::string prefix;
+  for (const auto &l : lead) prefix += csv_quote(l) + ",";
+  std::string out;
+  for (const auto &c : r.configs)
+    for (const auto &run : c.runs) {
+      out += fmt::format("{}{},{},{},{},{}", prefix, csv_quote(c.name), run.seed,
+                         seconds9(run.completion_ns), run.forceidle_ns, run.events);
+      for (std::size_t m : metrics) {
+        const double v = m < run.bench.size() ? run.bench[m] : std::nan("");
+        out += std::isnan(v) ? std::string(",") : fmt::format(",{}", v);
+      }
+      out += "\n";
+    }
+  return out;
+}
+
+std::string experiment_csv(const ExperimentResult &r) {
+  const std::vector<std::size_t> metrics = present_bench_metrics({&r});
+  return experiment_csv_header({}, metrics) + experiment_csv_rows(r, {}, metrics);
 }
 
 }  // namespace schedlab::experiment

@@ -56,6 +56,13 @@ nlohmann::ordered_json experiment_to_json(const ExperimentResult &r, const Exper
 
 // config,seed,completion_time_s,forceidle_ns,events; one row per run, configurations in
 // scenario order, seeds ascending; configuration names quoted.
+// Then one column per benchmark metric that any run has (kBenchMetrics keys; empty = NaN).
 std::string experiment_csv(const ExperimentResult &r);
+// The same in parts, with leading columns (a sweep's parameters) before "config".
+std::vector<std::size_t> present_bench_metrics(const std::vector<const ExperimentResult *> &rs);
+std::string experiment_csv_header(const std::vector<std::string> &lead,
+                                  const std::vector<std::size_t> &metrics);
+std::string experiment_csv_rows(const ExperimentResult &r, const std::vector<std::string> &lead,
+                                const std::vector<std::size_t> &metrics);
 
 }  // namespace schedlab::experiment

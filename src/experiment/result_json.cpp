@@ -74,11 +74,21 @@ static void bench_json(const workload::BenchReport &b, ordered_json &j) {
   }
 }
 
+void add_check_json(const observe::CheckReport &c, ordered_json &j) {
+  ordered_json w;
+  w["threshold_ns"] = c.wasted_threshold_ns;
+  w["wasted_ns"] = c.wasted_ns;
+  w["pct"] = c.wasted_pct;
+  j["wasted_cores"] = std::move(w);
+  j["invariant_violations"] = c.violations;
+}
+
 ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
   const observe::RunMetrics &m = r.metrics;
   ordered_json j;
   j["schedlab_version"] = kVersion;
   j["scenario"] = r.scenario;
+  j["scenario_file"] = s.file;  // what `schedlab timeline` and `report` re-simulate
   j["config"] = r.config;
   j["seed"] = r.seed;
 
@@ -145,7 +155,7 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
       cj["mean_avg_idle_ns"] = cs.mean_avg_idle_ns;
       // The counters of /proc/schedstat's cpuN line, under its names (times in ns).
       ordered_json ss;
-      ss["yld_count"] = 0;  // sched_yield() is not modelled
+      ss["yld_count"] = cs.yld_count;
       ss["sched_count"] = cs.sched_count;
       ss["sched_goidle"] = cs.sched_goidle;
       ss["ttwu_count"] = cs.ttwu_count;
@@ -200,6 +210,7 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
     tasks.push_back(tj);
   }
   j["tasks"] = tasks;
+  if (r.check) add_check_json(*r.check, j);  // --check
 
   ordered_json host;
   host["wall_s"] = r.wall_s;

@@ -8,5 +8,7 @@
 namespace schedlab::experiment {
 
 nlohmann::ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s);
+// --check's figures: "wasted_cores" {threshold_ns, wasted_ns, pct} and "invariant_violations".
+void add_check_json(const observe::CheckReport &c, nlohmann::ordered_json &j);
 
 }  // namespace schedlab::experiment

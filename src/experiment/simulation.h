@@ -6,10 +6,12 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "kernel/kernel.h"
+#include "observe/invariant_checker.h"
 #include "observe/metrics.h"
 #include "scenario/scenario.h"
 #include "sim/event_queue.h"
@@ -32,13 +34,15 @@ struct RunResult {
     u64 newidle_attempts = 0, newidle_skipped_avg_idle = 0, newidle_pulled = 0, newidle_cost_ns = 0;
     u64 lb_count = 0, lb_moved = 0, lb_failed = 0;
     u64 sched_count = 0, sched_goidle = 0, ttwu_count = 0, ttwu_local = 0;  // /proc/schedstat
+    u64 yld_count = 0;                                                      // likewise
     u64 avg_idle_ns = 0;                                                    // at the end of the run
     double mean_avg_idle_ns = 0;  // mean of avg_idle over its updates (0 if none)
     u64 avg_idle_updates = 0;
   };
   std::vector<CpuSched> sched;
   workload::BenchReport bench;  // hackbench / schbench / fork results, when the scenario has them
-  double wall_s = 0;            // host time, never part of the deterministic result
+  std::optional<observe::CheckReport> check;  // with enable_check()
+  double wall_s = 0;                          // host time, never part of the deterministic result
 };
 
 class Simulation : public kernel::CpuHooks {
@@ -55,6 +59,9 @@ class Simulation : public kernel::CpuHooks {
   void set_after_event(std::function<void(const kernel::Kernel &, Time)> f) {
     after_event_ = std::move(f);
   }
+  // Attaches an invariant checker (`--check`) to this run; its report lands in RunResult::check.
+  // Without it no checking work is done.
+  void enable_check(Time wasted_threshold = observe::InvariantChecker::kDefaultWastedThreshold);
   void cpu_switched(int cpu, kernel::task_struct *prev, kernel::task_struct *next) override;
 
  private:
@@ -68,10 +75,20 @@ class Simulation : public kernel::CpuHooks {
     Time remaining = 0;    // of act, in ns of work (Run) or CPU time (Runtime)
     sim::EventQueue::TimerId wake_timer = 0, start_timer = 0;
     bool finite = true;
-    workload::Model *model = nullptr;  // a benchmark model drives the task instead of cursor
-    int member = 0;                    // the task's index in its model
-    std::size_t model_idx = 0;         // index in models_
-    std::ptrdiff_t parent = -1;        // a forked child: its parent's index in work_
+    workload::Model *model = nullptr;        // a benchmark model drives the task instead of cursor
+    int member = 0;                          // the task's index in its model
+    std::size_t model_idx = 0;               // index in models_
+    std::ptrdiff_t parent = -1;              // a forked child: its parent's index in work_
+    Time first = 0;                          // start time: rt-app's t_first, where timers begin
+    std::vector<Time> timer_next;            // per-task timers' next boundary, by resource
+    const workload::Phase *retry = nullptr;  // a Lock to retake once woken (futex semantics)
+  };
+  // A named resource of the scenario's synchronisation phases (workload::Resource).
+  struct SyncState {
+    std::vector<std::size_t> waiters;  // work_ indices, in arrival order
+    std::ptrdiff_t holder = -1;        // mutex: the holder's work_ index
+    u64 users = 0, arrived = 0;        // barrier
+    Time next = kTimeNever;            // shared timer: next boundary; kTimeNever: not armed
   };
   // A model instance and the Env through which it acts on its member tasks.
   class ModelEnv : public workload::Env {
@@ -105,6 +122,11 @@ class Simulation : public kernel::CpuHooks {
   void settle(int cpu);
   u32 speed_of(int cpu) const;
   void arm_done(int cpu);
+  void init_sync();
+  bool do_sync(TaskWork &w, int cpu, const workload::Phase &ph);
+  void sync_block(TaskWork &w, int cpu, std::vector<std::size_t> *queue);
+  void sync_wake(std::size_t idx, int cpu);
+  void mutex_release(SyncState &m, int cpu);
 
   const scenario::Scenario &s_;
   std::string config_name_;
@@ -120,7 +142,10 @@ class Simulation : public kernel::CpuHooks {
   std::deque<std::vector<workload::Phase>> child_programs_;  // forked children's phases
   u64 forks_ = 0;
   std::vector<CpuExec> exec_;
+  std::vector<SyncState> sync_;          // by resource index (scenario::Scenario::resources)
+  std::vector<workload::Phase> relock_;  // by resource: a Lock of it (a woken cond waiter)
   std::function<void(const kernel::Kernel &, Time)> after_event_;
+  std::unique_ptr<observe::InvariantChecker> checker_;
   Time now_ = 0;
   int finite_left_ = 0;
 };

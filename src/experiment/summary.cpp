@@ -99,6 +99,12 @@ std::string run_summary(const RunResult &r, const scenario::Scenario &s) {
                          ms(tm.runtime_ns), ms(tm.wait_ns), ms(tm.sleep_ns), tm.nr_migrations,
                          tm.nr_switches);
   }
+  if (r.check)
+    out += fmt::format(
+        "invariants: {} violations; wasted cores (idle while a task it could run waited > {} "
+        "ms in its LLC): {:.3f} CPU-s ({:.3f}% of CPU time)\n",
+        r.check->violations, static_cast<double>(r.check->wasted_threshold_ns) / 1e6,
+        static_cast<double>(r.check->wasted_ns) / 1e9, r.check->wasted_pct);
   out += fmt::format(
       "simulated {:.3f} s in {:.3f} s of wall time ({:.0f}x real time), {} events ({:.2f} M/s)\n",
       static_cast<double>(m.end_ns) / 1e9, r.wall_s,

@@ -366,6 +366,17 @@ void Kernel::do_exit(int cpu) {
   sched_core_free(p);  // the task is reaped: its cookie reference goes
 }
 
+// do_sched_yield(): the yield hook of the task's class, then schedule() with the task still
+// runnable (it is put back and may be picked again).
+void Kernel::sys_sched_yield(int cpu) {
+  this_cpu_ = cpu;
+  struct rq *rq = cpu_rq(cpu);
+  assert(!rq->curr->is_idle_task && rq->curr->__state == TASK_RUNNING);
+  rq->yld_count++;
+  yield_task_fair(rq);
+  __schedule(cpu, false);
+}
+
 // ---------------------------------------------------------------------------------------------
 // __schedule()
 

@@ -231,6 +231,23 @@ void Kernel::update_curr(struct cfs_rq *cfs_rq) {
   if (resched || preempt_now) resched_curr(cpu_rq(curr->task->cpu));
 }
 
+// yield_task_fair(): an eligible yielder forfeits the rest of its request (its vruntime jumps
+// to its deadline, which moves one slice on), so it is neither eligible nor protected and the
+// pick goes to another task. An ineligible one is left alone: core scheduling may run it while
+// ineligible, and a yield loop would otherwise push its vruntime far ahead. This is upstream
+// commit 79104becf42b ("sched/fair: Forfeit vruntime on yield", also in stable 6.12.63+);
+// before it, yield only moved the deadline. MODEL: no buddies to clear (the model has none).
+void Kernel::yield_task_fair(struct rq *rq) {
+  if (rq->nr_running == 1) return;  // alone in the tree: nothing to yield to
+  sched_entity *se = &rq->curr->se;
+  struct cfs_rq *cfs_rq = cfs_rq_of(se);
+  update_curr(cfs_rq);
+  if (entity_eligible(cfs_rq, se)) {
+    se->vruntime = se->deadline;
+    se->deadline += calc_delta_fair(se->slice, se);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Enqueue / dequeue
 

@@ -40,9 +40,16 @@ class Kernel {
   void wake_up_new_task(task_struct *p, int this_cpu);
   // Wakes p from the context of this_cpu (an hrtimer firing there, or a task running there).
   bool try_to_wake_up(task_struct *p, int wake_flags, int this_cpu);
+  // Hardirq context (an hrtimer's callback) around what the machine does from an interrupt:
+  // tracers print it in the hardirq flag column, as ftrace does.
+  void irq_enter() { hardirq_count_++; }
+  void irq_exit() { hardirq_count_--; }
+  bool in_hardirq() const { return hardirq_count_ > 0; }
   // The task running on cpu blocks (it has set its state) or exits.
   void block_current(int cpu);
   void do_exit(int cpu);
+  // sched_yield() by the task running on cpu: it stays runnable, the CPU reschedules.
+  void sys_sched_yield(int cpu);
   // Dispatches EV_TICK / EV_IPI timers.
   void handle_event(u32 kind, u32 arg);
   // Reschedules every CPU whose need_resched was set by the event just handled on it.
@@ -102,6 +109,7 @@ class Kernel {
   void set_next_task_fair(struct rq *rq, task_struct *p);
   void task_tick_fair(struct rq *rq, task_struct *curr);
   void check_preempt_wakeup_fair(struct rq *rq, task_struct *p, int wake_flags);
+  void yield_task_fair(struct rq *rq);
   void migrate_task_rq_fair(task_struct *p, int new_cpu);
   u64 calc_delta_fair(u64 delta, const sched_entity *se) const;
 
@@ -270,6 +278,7 @@ class Kernel {
   CpuHooks *hooks_ = nullptr;
   std::vector<TraceSink *> tracers_;
   Time clock_ = 0;
+  int hardirq_count_ = 0;
   int nr_cpus_;
   bool smt_active_;
   bool cluster_active_;

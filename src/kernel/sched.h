@@ -215,6 +215,7 @@ struct rq {
   sched_domain *sd = nullptr;  // lowest domain
   u64 nr_switches = 0;
   u64 sched_count = 0, sched_goidle = 0, ttwu_count = 0, ttwu_local = 0;
+  u64 yld_count = 0;  // sched_yield() calls (schedstat)
   // Load balancing: queued fair tasks, most recently picked first (rq->cfs_tasks); balancing
   // tries the least recently run ones first.
   std::vector<task_struct *> cfs_tasks;

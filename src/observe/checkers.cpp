@@ -22,7 +22,8 @@ static bool mixed_cookies(const CpuMask &smt, F running) {
 CoreSafetyChecker::CoreSafetyChecker(const Topology &topo)
     : topo_(topo),
       running_(static_cast<std::size_t>(topo.nr_cpus()), nullptr),
-      overlap_since_(static_cast<std::size_t>(topo.nr_cores()), kTimeNever) {}
+      overlap_since_(static_cast<std::size_t>(topo.nr_cores()), kTimeNever),
+      reported_(static_cast<std::size_t>(topo.nr_cores()), 0) {}
 
 void CoreSafetyChecker::sched_switch(Time now, int cpu, const kernel::task_struct *, unsigned int,
                                      const kernel::task_struct *next) {
@@ -38,35 +39,60 @@ void CoreSafetyChecker::sched_core_cookie(Time now, const kernel::task_struct *p
 void CoreSafetyChecker::check_core(int cpu, Time now) {
   const bool mixed = mixed_cookies(topo_.smt_mask(cpu),
                                    [&](int c) { return running_[static_cast<std::size_t>(c)]; });
-  Time &since = overlap_since_[static_cast<std::size_t>(topo_.cpu(cpu).core)];
+  const int core = topo_.cpu(cpu).core;
+  Time &since = overlap_since_[static_cast<std::size_t>(core)];
   if (mixed && since == kTimeNever) {
     since = now;
     overlaps_++;
+    nr_overlapping_++;
   } else if (!mixed && since != kTimeNever) {
-    if (now - since > max_overlap_) max_overlap_ = now - since;
-    since = kTimeNever;
+    end_overlap(core, now);
   }
 }
 
-void CoreSafetyChecker::check_pending(const kernel::Kernel &k, Time) {
+void CoreSafetyChecker::end_overlap(int core, Time now) {
+  Time &since = overlap_since_[static_cast<std::size_t>(core)];
+  const Time d = now - since;
+  if (d > max_overlap_) max_overlap_ = d;
+  if (report_ && d > limit_ && !reported_[static_cast<std::size_t>(core)])
+    report_(since, core, "two cookies co-ran longer than the IPI tolerance", d);
+  reported_[static_cast<std::size_t>(core)] = 0;
+  since = kTimeNever;
+  nr_overlapping_--;
+}
+
+bool CoreSafetyChecker::core_pending_violation(const kernel::Kernel &k, int core) const {
+  const CpuMask &smt = topo_.smt_mask(topo_.cpu_of(core, 0));
+  bool pending = false;
+  smt.for_each([&](int c) { pending |= k.cpu_rq(c)->curr->need_resched; });
+  if (pending) return false;
+  return mixed_cookies(smt, [&](int c) -> const kernel::task_struct * {
+    const kernel::task_struct *p = k.cpu_rq(c)->curr;
+    return p->is_idle_task ? nullptr : p;
+  });
+}
+
+void CoreSafetyChecker::check_pending(const kernel::Kernel &k, Time now, bool only_overlapping) {
+  if (only_overlapping && nr_overlapping_ == 0) return;
   for (int core = 0; core < topo_.nr_cores(); core++) {
-    const CpuMask &smt = topo_.smt_mask(topo_.cpu_of(core, 0));
-    bool pending = false;
-    smt.for_each([&](int c) { pending |= k.cpu_rq(c)->curr->need_resched; });
-    const bool mixed = mixed_cookies(smt, [&](int c) -> const kernel::task_struct * {
-      const kernel::task_struct *p = k.cpu_rq(c)->curr;
-      return p->is_idle_task ? nullptr : p;
-    });
-    if (mixed && !pending) violations_++;
+    const Time since = overlap_since_[static_cast<std::size_t>(core)];
+    if (only_overlapping && since == kTimeNever) continue;
+    if (core_pending_violation(k, core)) {
+      violations_++;
+      if (report_) report_(now, core, "two cookies run with no reschedule pending", 0);
+    }
+    // A long overlap is reported as soon as it is seen, not only when it ends.
+    if (report_ && since != kTimeNever && now - since > limit_ &&
+        !reported_[static_cast<std::size_t>(core)]) {
+      reported_[static_cast<std::size_t>(core)] = 1;
+      report_(since, core, "two cookies co-ran longer than the IPI tolerance", now - since);
+    }
   }
 }
 
 void CoreSafetyChecker::finish(Time end) {
-  for (Time &since : overlap_since_)
-    if (since != kTimeNever) {
-      if (end - since > max_overlap_) max_overlap_ = end - since;
-      since = kTimeNever;
-    }
+  for (int core = 0; core < topo_.nr_cores(); core++)
+    if (overlap_since_[static_cast<std::size_t>(core)] != kTimeNever) end_overlap(core, end);
 }
 
 }  // namespace schedlab::observe

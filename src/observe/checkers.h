@@ -1,5 +1,6 @@
 #pragma once
 // Invariant checkers: observers that verify what the kernel model guarantees.
+#include <functional>
 #include <vector>
 
 #include "kernel/kernel.h"
@@ -20,19 +21,34 @@ class CoreSafetyChecker : public kernel::TraceSink {
   void finish(Time end);
   // After an event: two cookies may share a core only while one of its CPUs has a reschedule
   // pending (the IPI of a core-wide pick is on its way). Counts the moments when not.
-  void check_pending(const kernel::Kernel &k, Time now);
+  // only_overlapping: check only the cores the trace shows running two cookies (cheap enough
+  // for every event; the kernel's state and the trace agree unless the model is broken).
+  void check_pending(const kernel::Kernel &k, Time now, bool only_overlapping = false);
+  // Optional: called for each violation counted by check_pending, and once per overlap longer
+  // than `limit` (when it ends, is checked, or at finish), with the core and a description.
+  using Report = std::function<void(Time, int core, const char *what, Time overlap)>;
+  void set_report(Report r, Time limit) {
+    report_ = std::move(r);
+    limit_ = limit;
+  }
   u64 violations() const { return violations_; }
   Time max_overlap_ns() const { return max_overlap_; }
   u64 overlaps() const { return overlaps_; }
 
  private:
   void check_core(int cpu, Time now);
+  void end_overlap(int core, Time now);
+  bool core_pending_violation(const kernel::Kernel &k, int core) const;
   const Topology &topo_;
   std::vector<const kernel::task_struct *> running_;  // per CPU; nullptr = idle
   std::vector<Time> overlap_since_;                   // per core; kTimeNever = no overlap
   Time max_overlap_ = 0;
   u64 overlaps_ = 0;
   u64 violations_ = 0;
+  int nr_overlapping_ = 0;
+  std::vector<char> reported_;  // per core: the current overlap was reported as too long
+  Report report_;
+  Time limit_ = kTimeNever;
 };
 
 }  // namespace schedlab::observe

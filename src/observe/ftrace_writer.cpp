@@ -47,8 +47,10 @@ void FtraceWriter::finish() {
 bool FtraceWriter::prefix(Time t, int cpu, const task_struct *current) {
   if (!in_window(t) || !traced(cpu)) return false;
   entries_++;
-  std::fprintf(out_, "%16s-%-7d [%03d] d... %6llu.%06llu: ", trace_comm(current, true).c_str(),
-               current->pid, cpu, static_cast<unsigned long long>(t / NSEC_PER_SEC),
+  // Flags: irqs off; 'h' in the hardirq column for what a timer interrupt does.
+  std::fprintf(out_, "%16s-%-7d [%03d] %s %6llu.%06llu: ", trace_comm(current, true).c_str(),
+               current->pid, cpu, k_.in_hardirq() ? "d.h." : "d...",
+               static_cast<unsigned long long>(t / NSEC_PER_SEC),
                static_cast<unsigned long long>((t % NSEC_PER_SEC) / NSEC_PER_USEC));
   return true;
 }

@@ -91,9 +91,12 @@ struct Scenario {
   std::uint64_t seed = 1;
   Time duration_ns = 0;  // 0: run until every finite task has exited
   TopologySpec topology;
+  bool host_machine = false;  // [machine] host = true: `topology` was read from this host
   MachineCosts costs;
   kernel::KernelConfig kernel;  // the [kernel] section: the base of every configuration
   std::vector<TaskGroupSpec> groups;
+  // What the groups' synchronisation phases name (Phase::res indexes this).
+  std::vector<workload::Resource> resources;
   std::vector<ConfigSpec> configs;  // empty: one implicit configuration named "default"
   std::vector<CompareSpec> compares;
 };
@@ -107,6 +110,11 @@ class ScenarioError : public std::runtime_error {
 
 Scenario load_scenario(const std::filesystem::path &file);
 Scenario parse_scenario(std::string_view text, const std::string &file_name);
+
+// rt-app's JSON (docs/rt-app.md), read into the same Scenario; load_scenario() picks it for a
+// .json file or a text that starts with '{' (after blanks and comments).
+bool is_rtapp_json(const std::filesystem::path &file, std::string_view text);
+Scenario parse_rtapp(std::string_view text, const std::string &file_name);
 
 // "10ms", "1.5us", "3 s", "250ns", "0": durations; returns nullopt on a malformed string.
 std::optional<Time> parse_duration(std::string_view s);

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -24,7 +25,9 @@
 #include "kernel/features.h"
 #include "kernel/tunables.h"
 #include "machine/topology.h"
+#include "real/host_topology.h"
 #include "scenario/scenario.h"
+#include "scenario/table_reader.h"
 
 namespace schedlab::scenario {
 
@@ -225,6 +228,8 @@ class Reader {
                       TaskGroupSpec &g) const;
   std::vector<Phase> read_phases(const toml::node &n, const std::string &path) const;
   Phase read_phase(const toml::node &n, const std::string &path) const;
+  // The index of a named timer, barrier, condition or mutex, added on first use.
+  std::uint32_t resource(workload::Resource::Kind kind, const std::string &name) const;
   ConfigSpec read_config(const toml::table &t, const std::string &path, const Scenario &s) const;
   CookieShorthand read_cookie(const toml::node &n, const std::string &path,
                               const Scenario &s) const;
@@ -235,6 +240,7 @@ class Reader {
                     const std::map<std::string, size_t> &config_index) const;
 
   std::string file_;
+  mutable std::vector<workload::Resource> resources_;  // read() hands them to the Scenario
 };
 
 void Reader::check_keys(const toml::table &t, std::string_view path,
@@ -382,6 +388,7 @@ Scenario Reader::read(const toml::table &root) const {
     fail(d ? at(*d) : at(*scen), "scenario.duration",
          "must be set and non-zero: every group runs forever (stress = true or loops = 0)");
   }
+  s.resources = std::move(resources_);
   return s;
 }
 
@@ -401,8 +408,26 @@ void Reader::read_scenario(const toml::table &t, Scenario &s) const {
 void Reader::read_machine(const toml::table &t, Scenario &s) const {
   check_keys(t, "machine",
              {"sockets", "llcs_per_socket", "clusters_per_llc", "cores_per_llc", "threads_per_core",
-              "numbering", "numa_nodes", "numa_distances", "costs"});
+              "numbering", "numa_nodes", "numa_distances", "costs", "host"});
   TopologySpec &m = s.topology;
+  if (const toml::node *h = t.get("host"); h && boolean(*h, "machine.host")) {
+    // The machine is this host's, read from sysfs at load time; a shape key would contradict
+    // it. SCHEDLAB_SYSFS_ROOT points the reader at another tree (tests).
+    for (std::string_view key : {"sockets", "llcs_per_socket", "clusters_per_llc", "cores_per_llc",
+                                 "threads_per_core", "numbering", "numa_nodes", "numa_distances"})
+      if (const toml::node *n = t.get(key))
+        fail(at(*n), join("machine", key),
+             "not allowed with host = true (the host's topology decides it)");
+    const char *root = std::getenv("SCHEDLAB_SYSFS_ROOT");
+    try {
+      m = real::read_host_topology(root && *root ? root : real::kDefaultSysfsRoot).spec;
+    } catch (const real::HostTopologyError &e) {
+      fail(at(*h), "machine.host", e.what());
+    }
+    s.host_machine = true;
+    if (const toml::table *c = subtable(t, "costs", "machine")) read_costs(*c, s.costs);
+    return;
+  }
   auto count = [&](std::string_view key, int &out, i64 lo) {
     if (const toml::node *n = t.get(key))
       out = static_cast<int>(integer(*n, join("machine", key), lo, kMaxTopologyCount));
@@ -529,6 +554,37 @@ void Reader::read_tunables(const toml::table &t, std::string_view path,
   }
 }
 
+// Whether one pass of the phases can take simulated time: CPU time, a sleep, or a wait for
+// another task. (resume, signal, broadcast, lock and unlock alone cost nothing in the model.)
+static bool takes_time(const std::vector<Phase> &phases) {
+  for (const Phase &p : phases) {
+    switch (p.kind) {
+      case Phase::Kind::Run:
+      case Phase::Kind::Runtime:
+      case Phase::Kind::Sleep:
+        if (p.dist.kind != Dist::Kind::Const || p.dist.a > 0) return true;
+        break;
+      case Phase::Kind::Loop:
+        if (takes_time(p.body)) return true;
+        break;
+      case Phase::Kind::Timer:
+      case Phase::Kind::Yield:
+      case Phase::Kind::Barrier:
+      case Phase::Kind::Suspend:
+      case Phase::Kind::Wait:
+      case Phase::Kind::Sync:
+        return true;
+      case Phase::Kind::Resume:
+      case Phase::Kind::Lock:
+      case Phase::Kind::Unlock:
+      case Phase::Kind::Signal:
+      case Phase::Kind::Broadcast:
+        break;
+    }
+  }
+  return false;
+}
+
 TaskGroupSpec Reader::read_group(const toml::table &t, const std::string &path, int nr_cpus) const {
   check_keys(t, path,
              {"name", "count", "nice", "policy", "cpus", "start", "stress", "loops", "phases",
@@ -615,6 +671,11 @@ TaskGroupSpec Reader::read_group(const toml::table &t, const std::string &path, 
     fail(at(t), join(path, "phases"),
          "missing required key (a group needs phases unless stress = true)");
   g.phases = read_phases(*phases, join(path, "phases"));
+  if (g.loops == 0 && !takes_time(g.phases))
+    fail(at(*phases), join(path, "phases"),
+         "the task loops forever and none of its phases takes time or waits (a run, runtime or "
+         "sleep above 0, a timer, yield, barrier, suspend, wait or sync): it would spin at one "
+         "instant");
   return g;
 }
 
@@ -774,40 +835,129 @@ std::vector<Phase> Reader::read_phases(const toml::node &n, const std::string &p
 Phase Reader::read_phase(const toml::node &n, const std::string &path) const {
   if (!n.is_table()) wrong_type(n, path, "a table such as { run = \"1ms\" }");
   const toml::table &t = *n.as_table();
-  check_keys(t, path, {"run", "runtime", "sleep", "loop", "phases"});
+  check_keys(
+      t, path,
+      {"run", "runtime", "sleep", "loop", "phases", "timer", "ref", "mode", "yield", "barrier",
+       "suspend", "resume", "lock", "unlock", "wait", "mutex", "signal", "broadcast", "sync"});
 
+  // Keys that qualify the phase's kind rather than name one.
+  auto modifier = [](std::string_view key) {
+    return key == "phases" || key == "ref" || key == "mode" || key == "mutex";
+  };
   const Entry *kind = nullptr;
   const std::vector<Entry> entries = in_file_order(t);
   for (const Entry &e : entries) {
-    if (e.key->str() == "phases") continue;
+    if (modifier(e.key->str())) continue;
     if (kind)
       fail(at(*e.key, at(t)), join(path, e.key->str()),
-           fmt::format("a phase has exactly one of run, runtime, sleep or loop, and this one "
-                       "already has '{}'",
+           fmt::format("a phase has exactly one of run, runtime, sleep, loop, timer, yield, "
+                       "barrier, suspend, resume, lock, unlock, wait, signal, broadcast or sync, "
+                       "and this one already has '{}'",
                        kind->key->str()));
     kind = &e;
   }
-  if (!kind) fail(at(t), path, "a phase needs one of run, runtime, sleep or loop");
+  if (!kind)
+    fail(at(t), path,
+         "a phase needs one of run, runtime, sleep, loop, timer, yield, barrier, suspend, "
+         "resume, lock, unlock, wait, signal, broadcast or sync");
 
   Phase p;
   const std::string_view k = kind->key->str();
   const std::string field = join(path, k);
-  auto body = t.find("phases");
+  auto only_with = [&](std::string_view key, std::initializer_list<std::string_view> kinds) {
+    auto it = t.find(key);
+    if (it == t.end()) return;
+    for (std::string_view x : kinds)
+      if (x == k) return;
+    fail(at(it->first, at(t)), join(path, key), fmt::format("not allowed in a '{}' phase", k));
+  };
+  only_with("phases", {"loop"});
+  only_with("ref", {"timer"});
+  only_with("mode", {"timer"});
+  only_with("mutex", {"wait", "sync"});
   if (k == "loop") {
     p.kind = Phase::Kind::Loop;
     p.count = static_cast<std::uint64_t>(integer(*kind->value, field, 1, kI64Max));
+    auto body = t.find("phases");
     if (body == t.end())
       fail(at(t), join(path, "phases"), "missing required key (a loop needs phases = [...])");
     p.body = read_phases(body->second, join(path, "phases"));
     return p;
   }
-  if (body != t.end())
-    fail(at(body->first, at(t)), join(path, "phases"), "only allowed in a loop phase");
-  p.kind = k == "run"       ? Phase::Kind::Run
-           : k == "runtime" ? Phase::Kind::Runtime
-                            : Phase::Kind::Sleep;
-  p.dist = dist(*kind->value, field);
+  if (k == "run" || k == "runtime" || k == "sleep") {
+    p.kind = k == "run"       ? Phase::Kind::Run
+             : k == "runtime" ? Phase::Kind::Runtime
+                              : Phase::Kind::Sleep;
+    p.dist = dist(*kind->value, field);
+    return p;
+  }
+  using RK = workload::Resource::Kind;
+  auto name = [&](const toml::node &v, const std::string &f) {
+    std::string s = string(v, f);
+    if (s.empty()) fail(at(v), f, "must not be empty");
+    return s;
+  };
+  if (k == "timer") {
+    p.kind = Phase::Kind::Timer;
+    p.dist = Dist{Dist::Kind::Const, duration(*kind->value, field), 0};
+    if (p.dist.a == 0) fail(at(*kind->value), field, "the period must be > 0");
+    const toml::node *ref = t.get("ref");
+    const std::string r = ref ? name(*ref, join(path, "ref")) : std::string("unique");
+    p.res = resource(RK::Timer, r);
+    if (const toml::node *m = t.get("mode")) {
+      const std::string mode = string(*m, join(path, "mode"));
+      if (mode != "absolute" && mode != "relative")
+        fail(at(*m), join(path, "mode"),
+             fmt::format("expected \"absolute\" or \"relative\", got \"{}\"", mode));
+      p.absolute = mode == "absolute";
+    }
+    return p;
+  }
+  if (k == "yield") {
+    if (!boolean(*kind->value, field))
+      fail(at(*kind->value), field, "only `yield = true` is meaningful");
+    p.kind = Phase::Kind::Yield;
+    return p;
+  }
+  const std::string r = name(*kind->value, field);
+  if (k == "barrier") {
+    p.kind = Phase::Kind::Barrier;
+    p.res = resource(RK::Barrier, r);
+  } else if (k == "lock" || k == "unlock") {
+    p.kind = k == "lock" ? Phase::Kind::Lock : Phase::Kind::Unlock;
+    p.res = resource(RK::Mutex, r);
+  } else {
+    p.kind = k == "suspend"     ? Phase::Kind::Suspend
+             : k == "resume"    ? Phase::Kind::Resume
+             : k == "wait"      ? Phase::Kind::Wait
+             : k == "signal"    ? Phase::Kind::Signal
+             : k == "broadcast" ? Phase::Kind::Broadcast
+                                : Phase::Kind::Sync;
+    p.res = resource(RK::Cond, r);
+    if (k == "wait" || k == "sync") {
+      const toml::node *m = t.get("mutex");
+      if (!m)
+        fail(at(t), join(path, "mutex"),
+             fmt::format("missing required key (a {} names the mutex it releases while waiting)",
+                         k));
+      p.res2 = resource(RK::Mutex, name(*m, join(path, "mutex")));
+    }
+  }
   return p;
+}
+
+std::uint32_t Reader::resource(workload::Resource::Kind kind, const std::string &name) const {
+  for (std::size_t i = 0; i < resources_.size(); i++)
+    if (resources_[i].kind == kind && resources_[i].name == name)
+      return static_cast<std::uint32_t>(i);
+  workload::Resource r;
+  r.kind = kind;
+  r.name = name;
+  // rt-app: a timer named "unique..." is one timer per thread; any other is shared by every
+  // thread that names it.
+  r.per_task = kind == workload::Resource::Kind::Timer && name.rfind("unique", 0) == 0;
+  resources_.push_back(std::move(r));
+  return static_cast<std::uint32_t>(resources_.size() - 1);
 }
 
 ConfigSpec Reader::read_config(const toml::table &t, const std::string &path,
@@ -830,7 +980,9 @@ ConfigSpec Reader::read_config(const toml::table &t, const std::string &path,
   if (prctl) array(*prctl, join(path, "prctl"));
   // sched_core_share_pid() refuses everything, before even looking at its arguments, on a
   // machine without SMT: core scheduling only exists to keep siblings apart.
-  if (s.topology.threads_per_core == 1) {
+  // With host = true the file must load on any host: a configuration that needs SMT fails
+  // only when it is run (measure skips it, run reports the ENODEV).
+  if (s.topology.threads_per_core == 1 && !s.host_machine) {
     std::optional<std::pair<Pos, std::string_view>> first;  // the one earlier in the file
     for (auto [n, key] : {std::pair(cookies, "cookies"), std::pair(prctl, "prctl")}) {
       if (!n || n->as_array()->empty()) continue;
@@ -1040,6 +1192,10 @@ Scenario parse_scenario(std::string_view text, const std::string &file_name) {
   return reader.read(root);
 }
 
+Scenario read_scenario_table(const toml::table &root, const std::string &file_name) {
+  return Reader(file_name).read(root);
+}
+
 Scenario load_scenario(const std::filesystem::path &file) {
   const std::string name = file.string();
   std::error_code ec;
@@ -1053,6 +1209,7 @@ Scenario load_scenario(const std::filesystem::path &file) {
   text << in.rdbuf();
   if (in.bad())
     throw ScenarioError(fmt::format("{}: error: cannot read: {}", name, std::strerror(errno)));
+  if (is_rtapp_json(file, text.str())) return parse_rtapp(text.str(), name);
   return parse_scenario(text.str(), name);
 }
 

@@ -4,6 +4,8 @@
 #include <cassert>
 #include <cmath>
 
+#include "workload/replay.h"
+
 namespace schedlab::workload {
 
 namespace {
@@ -639,6 +641,8 @@ std::unique_ptr<Model> make_model(const Benchmark &b, int nr_cpus, int members) 
       return std::make_unique<Forker>(b.fork, members);
     case Benchmark::Kind::Vm:
       return std::make_unique<Vm>(b.vm);
+    case Benchmark::Kind::Replay:
+      return std::make_unique<Replay>(b.replay);
     case Benchmark::Kind::None:
       break;
   }

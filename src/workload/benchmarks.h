@@ -64,12 +64,13 @@ struct VmSpec {
 };
 
 struct Benchmark {
-  enum class Kind { None, Hackbench, Schbench, Fork, Vm };
+  enum class Kind { None, Hackbench, Schbench, Fork, Vm, Replay };
   Kind kind = Kind::None;
   HackbenchSpec hackbench;
   SchbenchSpec schbench;
   ForkSpec fork;
   VmSpec vm;
+  std::shared_ptr<const struct ReplaySpec> replay;  // workload/replay.h
 };
 
 // The executor's side: wakeups and forks done by the member running on `cpu`.
@@ -137,6 +138,8 @@ class Model {
   virtual void switched_in(int /*member*/, Time /*t*/) {}
   // The run ends at `end` (before report()).
   virtual void finish(Time /*end*/) {}
+  // The member's comm; empty: the group's naming (name-N).
+  virtual std::string comm(int /*member*/) const { return {}; }
 };
 
 // The model of a group of `members` tasks (hackbench and schbench fix their own count).

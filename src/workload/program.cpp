@@ -54,6 +54,8 @@ Action Cursor::next(sim::Stream &rng) {
         return Action{Action::Kind::Runtime, draw(ph.dist, rng)};
       case Phase::Kind::Sleep:
         return Action{Action::Kind::Sleep, draw(ph.dist, rng)};
+      default:
+        return Action{Action::Kind::Sync, 0, &ph};
     }
   }
   return Action{Action::Kind::Exit, 0};

@@ -2,6 +2,7 @@
 // What a task wants, as a tree of phases, and the per-task cursor that walks it. Workloads
 // talk to the kernel only through the actions a cursor yields.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/random.h"
@@ -26,18 +27,44 @@ struct Phase {
     Runtime,  // CPU time in ns (the thread's CPU clock), whatever the speed
     Sleep,    // block, then wake after the duration (plus the kernel's timer slack)
     Loop,     // repeat `body` `count` times
+    // rt-app's events between tasks; `res` (and `res2`) index the scenario's resources.
+    Timer,      // sleep until the timer `res`'s next boundary; dist.a is the period
+    Yield,      // sched_yield()
+    Barrier,    // wait until every user of barrier `res` has reached it
+    Suspend,    // wait on condition `res` until a Resume of it (a wakeup is not remembered)
+    Resume,     // wake every task waiting in Suspend on condition `res`
+    Lock,       // take mutex `res`, waiting while another task holds it
+    Unlock,     // release mutex `res`, waking one waiter
+    Wait,       // pthread_cond_wait(condition res, mutex res2)
+    Signal,     // pthread_cond_signal(condition res)
+    Broadcast,  // pthread_cond_broadcast(condition res)
+    Sync,       // Signal then Wait, atomically (rt-app's "sync")
   };
   Kind kind = Kind::Run;
   Dist dist;
   std::uint64_t count = 0;
   std::vector<Phase> body;
+  std::uint32_t res = 0, res2 = 0;
+  bool absolute = false;  // Timer: boundaries stay at start + k * period after an overrun
+};
+
+// What the scenario's synchronisation phases name: timers, barriers, condition variables and
+// mutexes live in separate namespaces (as in rt-app), so one name may be a mutex and a
+// condition at once.
+struct Resource {
+  enum class Kind { Timer, Barrier, Cond, Mutex };
+  Kind kind = Kind::Cond;
+  std::string name;
+  bool per_task = false;  // a timer whose name starts with "unique": one per task (rt-app)
 };
 
 struct Action {
   // Block: wait, without a timer, until another task wakes this one (benchmark models only).
-  enum class Kind { Run, Runtime, Sleep, Forever, Exit, Block };
+  // Sync: one of the synchronisation phases (Timer .. Sync), carried out by the executor.
+  enum class Kind { Run, Runtime, Sleep, Forever, Exit, Block, Sync };
   Kind kind = Kind::Exit;
   Time amount = 0;
+  const Phase *phase = nullptr;  // Sync: the phase
 };
 
 // Walks a phase list `loops` times, or forever when loops is 0 (a stress task yields Forever).

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 
+#include "checked_run.h"
 #include "experiment/simulation.h"
 #include "kernel_fixture.h"
 #include "observe/checkers.h"
@@ -332,7 +333,7 @@ TEST(CoreSchedRun, EveryNanosecondIsBusyIdleOrForcedIdle) {
   for (const char *config : {"Cookie", "Cookie + patch"}) {
     const auto c = experiment::choose_config(s, config, {}, {});
     experiment::Simulation sim(s, c.name, c.kernel, 7);
-    const auto r = sim.run();
+    const auto r = schedlab::testing::checked_run(sim);
     Time busy = 0, forced = 0, runtime = 0, charged = 0;
     for (const auto &cpu : r.metrics.cpus) {
       EXPECT_EQ(cpu.busy_ns + cpu.idle_ns + cpu.forceidle_ns, r.metrics.end_ns) << config;
@@ -363,7 +364,7 @@ TEST(CoreSchedRun, DifferentCookiesShareACoreOnlyWhileAnIpiIsPending) {
     observe::CoreSafetyChecker check(topo);
     sim.add_tracer(&check);
     sim.set_after_event([&](const Kernel &k, Time now) { check.check_pending(k, now); });
-    const auto r = sim.run();
+    const auto r = schedlab::testing::checked_run(sim);
     check.finish(r.metrics.end_ns);
     EXPECT_GT(check.overlaps(), 0u) << "the IPI window exists, so overlaps must be seen";
     EXPECT_EQ(check.violations(), 0u) << config;
@@ -378,8 +379,10 @@ TEST(CoreSchedRun, ThePatchReducesForcedIdleOnTheFlagship) {
   int i = 0;
   for (const char *config : {"Cookie", "Cookie + patch"}) {
     const auto c = experiment::choose_config(s, config, {}, {});
-    for (u64 seed = 1; seed <= 3; seed++)
-      fi[i] += experiment::Simulation(s, c.name, c.kernel, seed).run().metrics.forceidle_ns;
+    for (u64 seed = 1; seed <= 3; seed++) {
+      experiment::Simulation sim(s, c.name, c.kernel, seed);
+      fi[i] += schedlab::testing::checked_run(sim).metrics.forceidle_ns;
+    }
     i++;
   }
   EXPECT_LT(fi[1], fi[0]);

@@ -3,6 +3,7 @@
 
 #include <numeric>
 
+#include "checked_run.h"
 #include "experiment/result_json.h"
 #include "experiment/simulation.h"
 
@@ -33,7 +34,7 @@ phases = [ { runtime = "normal(1ms, 300us)" }, { sleep = "uniform(0us, 500us)" }
 experiment::RunResult run(const scenario::Scenario &s, u64 seed, const std::string &config = "") {
   auto c = experiment::choose_config(s, config, {}, {});
   experiment::Simulation sim(s, c.name, c.kernel, seed);
-  return sim.run();
+  return schedlab::testing::checked_run(sim);
 }
 
 }  // namespace
@@ -83,7 +84,7 @@ TEST(Simulation, ConfigurationsSeeTheSameDemands) {
   auto c1 = experiment::choose_config(s, "", {}, {});
   auto c2 = experiment::choose_config(s, "", {"WA_IDLE=false"}, {"hz=250"});
   experiment::Simulation a(s, c1.name, c1.kernel, 9), b(s, c2.name, c2.kernel, 9);
-  const auto ra = a.run(), rb = b.run();
+  const auto ra = schedlab::testing::checked_run(a), rb = schedlab::testing::checked_run(b);
   ASSERT_EQ(ra.metrics.tasks.size(), rb.metrics.tasks.size());
   bool any_diff = false;
   for (std::size_t i = 0; i < ra.metrics.tasks.size(); i++) {

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "checked_run.h"
 #include "experiment/experiment.h"
 #include "experiment/experiment_report.h"
 #include "experiment/result_json.h"
@@ -25,7 +26,7 @@ std::string machine(int cores, int threads, const std::string &duration) {
 experiment::RunResult run(const scenario::Scenario &s, const std::string &config = "") {
   auto c = experiment::choose_config(s, config, {}, {});
   experiment::Simulation sim(s, c.name, c.kernel, 1);
-  return sim.run();
+  return schedlab::testing::checked_run(sim);
 }
 
 // One CPU: the hwlat vCPU samples [0, 100 ms) of every 300 ms window; a nice -20 task pinned
@@ -169,7 +170,7 @@ TEST(Vm, AVmIsOneProcessAndTheCookieShorthandGivesItOneCookie) {
   experiment::Simulation sim(s, c.name, c.kernel, 1);
   Started seen;
   sim.add_tracer(&seen);
-  const auto r = sim.run();
+  const auto r = schedlab::testing::checked_run(sim);
   EXPECT_EQ(r.metrics.tasks.size(), 5u);
   EXPECT_EQ(seen.tgids.size(), 1u);
   ASSERT_EQ(seen.cookies.size(), 1u);

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "checked_run.h"
 #include "experiment/result_json.h"
 #include "experiment/simulation.h"
 #include "workload/benchmarks.h"
@@ -22,7 +23,7 @@ experiment::RunResult run(const scenario::Scenario &s, u64 seed = 1,
                           const std::string &config = "") {
   auto c = experiment::choose_config(s, config, {}, {});
   experiment::Simulation sim(s, c.name, c.kernel, seed);
-  return sim.run();
+  return schedlab::testing::checked_run(sim);
 }
 
 scenario::Scenario hackbench(const std::string &params, int cores = 2, int threads = 2) {
@@ -218,7 +219,7 @@ TEST(ForkWorkload, ChildrenRunExitAndArePlacedByTheForkPath) {
     experiment::Simulation sim(s, c.name, c.kernel, 1);
     NewTaskCpus seen;
     sim.add_tracer(&seen);
-    const auto r = sim.run();
+    const auto r = schedlab::testing::checked_run(sim);
     EXPECT_EQ(seen.children, 40) << config;
     EXPECT_EQ(r.bench.forks, 40u);
     EXPECT_EQ(r.bench.children_exited, 40u);

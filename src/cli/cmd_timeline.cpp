@@ -1,0 +1,112 @@
+// schedlab timeline: an SVG picture of a window of one run's schedule.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "observe/timeline_recorder.h"
+#include "report/resimulate.h"
+#include "report/timeline_svg.h"
+
+namespace schedlab::cli {
+namespace {
+
+// Without --from/--to: the first 50 ms; a window of at most 20000 slices and wakeups.
+constexpr Time kDefaultWindow = 50 * NSEC_PER_MSEC;
+
+struct TimelineArgs {
+  std::string input, config, seed, from, to, cpus, out;
+};
+
+// A result JSON starts with '{'; a TOML scenario never does.
+bool is_json(const std::string &path) {
+  std::ifstream in(path);
+  char c = 0;
+  in >> std::ws >> c;
+  return in && c == '{';
+}
+
+int cmd_timeline(const TimelineArgs &a) {
+  auto bad = [](const std::string &msg) {
+    std::fprintf(stderr, "schedlab timeline: %s\n", msg.c_str());
+    return kExitBadInput;
+  };
+  std::optional<u64> seed;
+  if (!a.seed.empty() && !(seed = parse_u64(a.seed)))
+    return bad("--seed " + a.seed + ": expected an integer from 0 to 2^64-1");
+  std::string why;
+  std::optional<Time> from, to;
+  if (!a.from.empty() && !(from = scenario::parse_duration(a.from, &why)))
+    return bad("--from " + a.from + ": " + why);
+  if (!a.to.empty() && !(to = scenario::parse_duration(a.to, &why)))
+    return bad("--to " + a.to + ": " + why);
+  const Time f = from.value_or(to && *to > kDefaultWindow ? *to - kDefaultWindow : 0);
+  const Time t = to.value_or(f + kDefaultWindow);
+  if (f >= t) return bad("--from must be before --to");
+  std::vector<int> cpus;
+  if (!a.cpus.empty()) {
+    auto list = scenario::parse_cpulist(a.cpus, &why);
+    if (!list) return bad("--cpus " + a.cpus + ": " + why);
+    cpus = *list;
+  }
+  observe::Timeline tl;
+  report::Replay replay;
+  try {
+    std::string scenario_file = a.input;
+    report::RunChoice choice;
+    const bool json = is_json(a.input);
+    if (json) {
+      const report::ResultFile r = report::read_result(a.input);
+      scenario_file = r.scenario_file;
+      choice =
+          report::choose_run(r, a.config.empty() ? std::nullopt : std::optional(a.config), seed);
+    } else {
+      choice.config = a.config;
+    }
+    replay = report::prepare_replay(scenario_file, choice);
+    if (!json) replay.seed = seed.value_or(replay.scenario.seed);
+    tl = report::replay_timeline(replay, f, t, cpus, observe::TimelineRecorder::kDefaultLimit);
+  } catch (const report::InputError &e) {
+    return bad(e.what());
+  }
+  if (tl.overflow)
+    return bad(
+        fmt::format("the window [{}, {}) holds more than {} slices and wakeups; choose a "
+                    "shorter one with --from/--to, or fewer CPUs with --cpus",
+                    a.from.empty() ? "0" : a.from, a.to.empty() ? "..." : a.to,
+                    observe::TimelineRecorder::kDefaultLimit));
+  report::TimelineSvgOptions o;
+  o.title =
+      fmt::format("{}: {}, seed {}, {:.3f}–{:.3f} ms", replay.scenario.name, replay.config.name,
+                  replay.seed, static_cast<double>(f) / 1e6, static_cast<double>(t) / 1e6);
+  std::ofstream out(a.out, std::ios::binary);
+  if (!out) return bad("-o " + a.out + ": cannot open for writing");
+  out << report::timeline_svg(tl, o);
+  out.close();
+  if (!out) return bad("-o " + a.out + ": write failed");
+  return 0;
+}
+
+}  // namespace
+
+Command add_timeline_command(CLI::App &app) {
+  auto a = std::make_shared<TimelineArgs>();
+  CLI::App *cmd = app.add_subcommand(
+      "timeline", "Draw a window of a run's schedule as SVG (CPU lanes, cookies, forced idle)");
+  cmd->add_option("input", a->input,
+                  "Scenario (.toml) or result JSON of 'run --json' / 'experiment --json'")
+      ->required();
+  cmd->add_option("--config", a->config,
+                  "Configuration (default: the JSON's, or the scenario's first)");
+  cmd->add_option("--seed", a->seed, "Seed (default: the JSON's first, or the scenario's)");
+  cmd->add_option("--from", a->from, "Window start, simulated time (e.g. 1s; default 0)");
+  cmd->add_option("--to", a->to, "Window end (e.g. 1.02s; default --from + 50ms)");
+  cmd->add_option("--cpus", a->cpus, "Only these CPUs (cpulist, e.g. 0-3,8)");
+  cmd->add_option("-o,--output", a->out, "SVG file to write")->required();
+  cmd->allow_extras(false);
+  return {cmd, [a] { return cmd_timeline(*a); }};
+}
+
+}  // namespace schedlab::cli

@@ -1,0 +1,190 @@
+#include "experiment/sweep.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "experiment/host_stats.h"
+
+namespace schedlab::experiment {
+
+SweepParam parse_sweep_param(const std::string &text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw std::invalid_argument(fmt::format(
+        "--param {}: expected PATH=V1,V2,... (e.g. machine.cores_per_llc=2,4,8)", text));
+  SweepParam p;
+  p.path = text.substr(0, eq);
+  std::string cur;
+  int depth = 0;
+  bool quoted = false;
+  for (std::size_t i = eq + 1; i <= text.size(); i++) {
+    const char c = i < text.size() ? text[i] : ',';
+    if (c == '"') quoted = !quoted;
+    if (!quoted && c == '[') depth++;
+    if (!quoted && c == ']') depth--;
+    if (c == ',' && depth == 0 && !quoted) {
+      if (cur.empty()) throw std::invalid_argument(fmt::format("--param {}: an empty value", text));
+      p.values.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (quoted || depth != 0)
+    throw std::invalid_argument(fmt::format("--param {}: unbalanced quotes or brackets", text));
+  for (std::size_t i = 0; i < p.values.size(); i++)
+    for (std::size_t j = 0; j < i; j++)
+      if (p.values[i] == p.values[j])
+        throw std::invalid_argument(
+            fmt::format("--param {}: value {} is listed twice", text, p.values[i]));
+  return p;
+}
+
+SweepResult run_sweep(const std::string &file, const std::vector<SweepParam> &params,
+                      const ExperimentOptions &o, const GatherFn &gather) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::size_t npoints = 1;
+  for (std::size_t i = 0; i < params.size(); i++) {
+    for (std::size_t j = 0; j < i; j++)
+      if (params[i].path == params[j].path)
+        throw std::invalid_argument(fmt::format("--param {} is given twice", params[i].path));
+    npoints *= params[i].values.size();
+    if (npoints > kMaxSweepPoints)
+      throw std::invalid_argument(
+          fmt::format("the grid has more than {} points; sweep fewer values", kMaxSweepPoints));
+  }
+  // Every point's scenario, loaded and its configurations resolved before any run.
+  std::vector<std::vector<std::string>> grid(npoints);
+  std::vector<scenario::Scenario> scenarios;
+  scenarios.reserve(npoints);
+  for (std::size_t k = 0; k < npoints; k++) {
+    std::vector<scenario::KeyOverride> ov;
+    std::size_t rest = k;
+    for (std::size_t i = params.size(); i-- > 0;) {  // the last parameter varies fastest
+      const auto &vals = params[i].values;
+      grid[k].insert(grid[k].begin(), vals[rest % vals.size()]);
+      rest /= vals.size();
+    }
+    for (std::size_t i = 0; i < params.size(); i++) ov.push_back({params[i].path, grid[k][i]});
+    scenarios.push_back(scenario::load_scenario_with(file, ov));
+    experiment_configs(scenarios.back(), o);
+  }
+  SweepResult r;
+  r.scenario_file = file;
+  r.params = params;
+  r.jobs = o.jobs;
+  const std::size_t per_point = experiment_configs(scenarios.front(), o).size() * o.runs;
+  std::size_t before = 0;
+  for (std::size_t k = 0; k < npoints; k++) {
+    ExperimentOptions po = o;
+    if (o.progress) {
+      const std::size_t total = per_point * npoints;  // an estimate if points differ
+      po.progress = [&, before, total](std::size_t done, std::size_t) {
+        o.progress(std::min(before + done, total), total);
+      };
+    }
+    SweepPoint p;
+    p.values = grid[k];
+    if (!gather) {
+      p.result = run_experiment(scenarios[k], po);
+    } else {
+      // Every process must reach the gather, even one whose runs failed.
+      std::exception_ptr error;
+      try {
+        p.result = run_experiment(scenarios[k], po);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      if (!gather(p.result, error != nullptr)) {
+        if (error) std::rethrow_exception(error);
+        throw std::invalid_argument("a run failed in another MPI process");
+      }
+    }
+    p.stats = experiment_stats(p.result);
+    before += p.result.configs.size() * p.result.seeds.size();
+    r.points.push_back(std::move(p));
+  }
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+std::string sweep_csv(const SweepResult &r) {
+  std::vector<const ExperimentResult *> rs;
+  for (const auto &p : r.points) rs.push_back(&p.result);
+  const std::vector<std::size_t> metrics = present_bench_metrics(rs);
+  std::vector<std::string> names;
+  for (const auto &p : r.params) names.push_back(p.path);
+  std::string out = experiment_csv_header(names, metrics);
+  for (const auto &p : r.points) out += experiment_csv_rows(p.result, p.values, metrics);
+  return out;
+}
+
+nlohmann::ordered_json sweep_to_json(const SweepResult &r) {
+  using nlohmann::ordered_json;
+  ordered_json j;
+  ordered_json params = ordered_json::array();
+  for (const auto &p : r.params) {
+    ordered_json jp;
+    jp["path"] = p.path;
+    jp["values"] = p.values;
+    params.push_back(std::move(jp));
+  }
+  j["scenario_file"] = r.scenario_file;
+  j["params"] = std::move(params);
+  ordered_json points = ordered_json::array();
+  for (const auto &p : r.points) {
+    ordered_json jp;
+    ordered_json values;
+    for (std::size_t i = 0; i < r.params.size(); i++) values[r.params[i].path] = p.values[i];
+    jp["values"] = std::move(values);
+    ordered_json e = experiment_to_json(p.result, p.stats);
+    e.erase("host");  // wall time per point is noise; the sweep's host object has the total
+    jp["experiment"] = std::move(e);
+    points.push_back(std::move(jp));
+  }
+  j["points"] = std::move(points);
+  ordered_json host;
+  host["wall_s"] = r.wall_s;
+  host["jobs"] = r.jobs;
+  host["peak_rss_kb"] = peak_rss_kb();
+  j["host"] = std::move(host);
+  return j;
+}
+
+std::string sweep_table(const SweepResult &r) {
+  std::vector<std::size_t> width;
+  std::string head;
+  for (const auto &p : r.params) {
+    std::size_t w = p.path.size();
+    for (const auto &v : p.values) w = std::max(w, v.size());
+    width.push_back(w);
+    head += fmt::format("{:<{}} ", p.path, w);
+  }
+  std::string out = fmt::format("{}{:<28} {:>20} {:>16} {:>14}\n", head, "configuration",
+                                "completion (s)", "overhead (s)", "forced idle (s)");
+  std::size_t runs = 0;
+  for (const auto &pt : r.points) {
+    std::string lead;
+    for (std::size_t i = 0; i < pt.values.size(); i++)
+      lead += fmt::format("{:<{}} ", pt.values[i], width[i]);
+    for (const auto &c : pt.stats.configs) {
+      out += fmt::format("{}{:<28} {:>11.3f} ± {:<6.3f} {:>+9.3f} ± {:<4.3f} {:>14.3f}\n", lead,
+                         c.name, c.mean, c.ci95, c.overhead, c.overhead_ci95, c.mean_forceidle_s);
+      runs += c.completion_s.size();
+    }
+    for (const auto &m : pt.stats.metrics)
+      for (std::size_t ci = 0; ci < m.configs.size() && ci < pt.stats.configs.size(); ci++)
+        out += fmt::format("{}  {:<26} {}: {:.4g} ± {:.2g}\n", std::string(lead.size(), ' '),
+                           pt.stats.configs[ci].name, kBenchMetrics[m.index].label,
+                           m.configs[ci].mean, m.configs[ci].ci95);
+  }
+  out += fmt::format("{} points, {} runs in {:.2f} s on {} jobs\n", r.points.size(), runs, r.wall_s,
+                     r.jobs);
+  return out;
+}
+
+}  // namespace schedlab::experiment

@@ -1,0 +1,541 @@
+#include "real/measure.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "real/calibrate.h"
+#include "real/host_topology.h"
+#include "sim/random.h"
+#include "workload/program.h"
+
+#ifndef PR_SCHED_CORE
+#define PR_SCHED_CORE 62
+#define PR_SCHED_CORE_GET 0
+#define PR_SCHED_CORE_CREATE 1
+#define PR_SCHED_CORE_SHARE_TO 2
+#define PR_SCHED_CORE_SHARE_FROM 3
+#endif
+
+namespace schedlab::real {
+
+namespace {
+
+using scenario::ConfigSpec;
+using scenario::Scenario;
+using scenario::TaskGroupSpec;
+using workload::Action;
+
+constexpr int kPidTypePid = 0;  // PIDTYPE_PID: PR_SCHED_CORE_SCOPE_THREAD
+// The stream purposes of experiment/simulation.cpp, so a measured run draws the same phase
+// lengths and start delays as the simulated run with the same seed.
+constexpr u64 kStreamPhases = 1, kStreamStart = 2;
+// Sleeps are cut into pieces of at most this, so a stop request is seen promptly.
+constexpr u64 kMaxSleepSliceNs = 50'000'000;
+
+int sys_gettid() {
+  return static_cast<int>(::gettid());
+}
+
+std::string errno_text(int err) {
+  switch (err) {
+    case EINVAL:
+      return "EINVAL";
+    case ENODEV:
+      return "ENODEV";
+    case EPERM:
+      return "EPERM";
+    case ESRCH:
+      return "ESRCH";
+    case EACCES:
+      return "EACCES";
+    case ENOMEM:
+      return "ENOMEM";
+  }
+  return std::strerror(err);
+}
+
+// "12.345678" in ms (the kernel's SPLIT_NS) or a plain integer, as ns or as a count.
+std::optional<u64> parse_sched_value(const std::string &v, bool split_ns) {
+  if (v.empty()) return std::nullopt;
+  const auto dot = v.find('.');
+  try {
+    if (!split_ns) return static_cast<u64>(std::stoull(v));
+    const u64 ms = std::stoull(v.substr(0, dot));
+    u64 frac = 0;
+    if (dot != std::string::npos) {
+      std::string f = v.substr(dot + 1, 6);
+      while (f.size() < 6) f += '0';
+      frac = std::stoull(f);
+    }
+    return ms * 1'000'000 + frac;
+  } catch (const std::exception &) {
+    return std::nullopt;
+  }
+}
+
+// The thread's own accounting, read by the thread itself at its end.
+void read_task_stats(int tid, TaskResult &r) {
+  const std::string dir = "/proc/self/task/" + std::to_string(tid);
+  if (std::ifstream in(dir + "/schedstat"); in && (in >> r.runtime_ns >> r.wait_ns >> r.timeslices))
+    r.has_schedstat = true;
+  std::ifstream in(dir + "/sched");
+  if (!in) return;
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon), value = line.substr(colon + 1);
+    auto trim = [](std::string &s) {
+      s.erase(0, s.find_first_not_of(" \t"));
+      s.erase(s.find_last_not_of(" \t") + 1);
+    };
+    trim(key);
+    trim(value);
+    if (key == "nr_switches") {
+      r.has_sched = true;
+      r.nr_switches = parse_sched_value(value, false).value_or(0);
+    } else if (key == "nr_voluntary_switches") {
+      r.nr_voluntary_switches = parse_sched_value(value, false).value_or(0);
+    } else if (key == "nr_involuntary_switches") {
+      r.nr_involuntary_switches = parse_sched_value(value, false).value_or(0);
+    } else if (key == "se.nr_migrations") {
+      r.nr_migrations = parse_sched_value(value, false).value_or(0);
+    } else if (key == "core_forceidle_sum") {
+      r.core_forceidle_sum_ns = parse_sched_value(value, true);
+    }
+  }
+}
+
+// Busy CPU time of the whole host so far, from /proc/stat's "cpu" line (USER_HZ ticks).
+std::optional<u64> host_busy_ns() {
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  u64 user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  if (!(in >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) ||
+      cpu != "cpu")
+    return std::nullopt;
+  const long hz = sysconf(_SC_CLK_TCK);
+  if (hz <= 0) return std::nullopt;
+  return (user + nice + system + irq + softirq + steal) * (1'000'000'000u / static_cast<u64>(hz));
+}
+
+std::optional<double> loadavg_1min() {
+  std::ifstream in("/proc/loadavg");
+  double v = 0;
+  if (in >> v) return v;
+  return std::nullopt;
+}
+
+bool needs_cookies(const ConfigSpec *c) {
+  return c && (!c->cookies.empty() || !c->prctl.empty());
+}
+
+const char *bench_name(workload::Benchmark::Kind k) {
+  switch (k) {
+    case workload::Benchmark::Kind::Hackbench:
+      return "hackbench";
+    case workload::Benchmark::Kind::Schbench:
+      return "schbench";
+    case workload::Benchmark::Kind::Fork:
+      return "fork";
+    case workload::Benchmark::Kind::Vm:
+      return "vm";
+    case workload::Benchmark::Kind::Replay:
+      return "trace replay";
+    case workload::Benchmark::Kind::None:
+      break;
+  }
+  return "phases";
+}
+
+// One scenario task as a host thread.
+struct Task {
+  std::string comm;
+  const TaskGroupSpec *group = nullptr;
+  workload::Cursor cursor;
+  sim::Stream rng;
+  u64 start_delay_ns = 0;
+  int tid = 0;
+  bool ready = false, done = false;
+  std::string setup_error;
+  std::function<int()> op;  // a prctl() this thread must make as `current`
+  int op_result = 0;
+  TaskResult result;
+};
+
+class Runner {
+ public:
+  Runner(const Scenario &s, const ConfigSpec *config, const HostInfo &host,
+         const std::atomic<bool> &interrupt)
+      : s_(s), config_(config), host_(host), interrupt_(interrupt) {}
+  MeasureResult run();
+
+ private:
+  void body(Task &t);
+  void setup(Task &t);
+  void act(Task &t, u64 t0);
+  bool sleep_until(u64 deadline_ns) const;
+  int call_on(Task &t, std::function<int()> op);
+  void apply_cookies();
+  Task &by_name(const std::string &comm);
+
+  const Scenario &s_;
+  const ConfigSpec *config_;
+  const HostInfo &host_;
+  const std::atomic<bool> &interrupt_;
+  std::deque<Task> tasks_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool go_ = false;
+  u64 t0_ = 0;
+  std::atomic<bool> stop_{false};
+  std::vector<std::string> warnings_;
+};
+
+bool Runner::sleep_until(u64 deadline_ns) const {
+  for (;;) {
+    if (stop_.load(std::memory_order_relaxed)) return false;
+    const u64 now = monotonic_ns();
+    if (now >= deadline_ns) return true;
+    const u64 until = std::min(deadline_ns, now + kMaxSleepSliceNs);
+    timespec ts{static_cast<time_t>(until / 1'000'000'000u),
+                static_cast<long>(until % 1'000'000'000u)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+    }
+  }
+}
+
+// The task's attributes, set on its own thread id, as the scenario gives them.
+void Runner::setup(Task &t) {
+  const TaskGroupSpec &g = *t.group;
+  pthread_setname_np(pthread_self(), t.comm.substr(0, 15).c_str());
+  if (!g.cpus.empty()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : g.cpus) CPU_SET(c, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+      t.setup_error = t.comm + ": sched_setaffinity failed: " + errno_text(errno);
+  }
+  if (g.policy != scenario::Policy::Normal) {
+    sched_param p{};
+    const int policy = g.policy == scenario::Policy::Batch ? SCHED_BATCH : SCHED_IDLE;
+    if (sched_setscheduler(0, policy, &p) != 0)
+      t.setup_error = t.comm + ": sched_setscheduler failed: " + errno_text(errno);
+  }
+  if (g.nice != 0 && setpriority(PRIO_PROCESS, static_cast<id_t>(t.tid), g.nice) != 0) {
+    const int err = errno;
+    std::lock_guard lock(mu_);
+    if (warnings_.empty() || warnings_.back().rfind("group '" + g.name + "'", 0) != 0)
+      warnings_.push_back("group '" + g.name + "': cannot set nice " + std::to_string(g.nice) +
+                          " (" + errno_text(err) +
+                          (g.nice < 0 ? ": a negative nice needs CAP_SYS_NICE" : "") +
+                          "); its tasks run at the nice they inherit");
+  }
+}
+
+void Runner::act(Task &t, u64 t0) {
+  for (;;) {
+    if (stop_.load(std::memory_order_relaxed)) return;
+    const Action a = t.cursor.next(t.rng);
+    switch (a.kind) {
+      case Action::Kind::Run:
+        if (!burn_ns(host_.ns_per_loop, a.amount, &stop_)) return;
+        break;
+      case Action::Kind::Runtime: {
+        // CPU time of this thread, whatever else happens on the CPU.
+        const u64 until = thread_cpu_ns() + a.amount;
+        while (thread_cpu_ns() < until) {
+          if (stop_.load(std::memory_order_relaxed)) return;
+          burn_loops(64);
+        }
+        break;
+      }
+      case Action::Kind::Sleep:
+        if (!sleep_until(monotonic_ns() + a.amount)) return;
+        break;
+      case Action::Kind::Forever:
+        while (!stop_.load(std::memory_order_relaxed)) burn_loops(100000);
+        return;
+      case Action::Kind::Exit:
+        t.result.exited = true;
+        t.result.exit_ns = monotonic_ns() - t0;
+        return;
+      default:  // Block (benchmark models) and events between tasks: refused before the run
+        return;
+    }
+  }
+}
+
+void Runner::body(Task &t) {
+  t.tid = sys_gettid();
+  setup(t);
+  {
+    std::unique_lock lock(mu_);
+    t.ready = true;
+    cv_.notify_all();
+    for (;;) {
+      cv_.wait(lock, [&] { return t.op || go_ || stop_.load(); });
+      if (!t.op) break;
+      lock.unlock();
+      const int r = t.op();
+      lock.lock();
+      t.op_result = r;
+      t.op = nullptr;
+      cv_.notify_all();
+    }
+  }
+  const u64 t0 = t0_;
+  if (go_ && sleep_until(t0 + t.start_delay_ns)) {
+    t.result.start_ns = monotonic_ns() - t0;
+    act(t, t0);
+  }
+  read_task_stats(t.tid, t.result);
+  const u64 end = (t.result.exited ? t.result.exit_ns + t0 : monotonic_ns());
+  const u64 life = end > t0 + t.result.start_ns ? end - t0 - t.result.start_ns : 0;
+  const u64 busy = t.result.runtime_ns + t.result.wait_ns;
+  t.result.sleep_ns = life > busy ? life - busy : 0;
+  if (!t.result.exited) t.result.exit_ns = end > t0 ? end - t0 : 0;
+  std::lock_guard lock(mu_);
+  t.done = true;
+  cv_.notify_all();
+}
+
+// Runs `op` on t's thread (it is `current` for prctl) and returns its result.
+int Runner::call_on(Task &t, std::function<int()> op) {
+  std::unique_lock lock(mu_);
+  t.op = std::move(op);
+  cv_.notify_all();
+  cv_.wait(lock, [&] { return !t.op; });
+  return t.op_result;
+}
+
+Task &Runner::by_name(const std::string &comm) {
+  for (Task &t : tasks_)
+    if (t.comm == comm) return t;
+  throw std::runtime_error("no task named '" + comm + "'");
+}
+
+// As experiment/simulation.cpp applies them: shorthands first (the first task of each set
+// creates a cookie and shares it to the others), then the prctl() calls, each made by its
+// `by` task.
+void Runner::apply_cookies() {
+  if (!needs_cookies(config_)) return;
+  auto prctl_op = [](unsigned long cmd, int pid) {
+    return [cmd, pid] {
+      return prctl(PR_SCHED_CORE, cmd, static_cast<unsigned long>(pid),
+                   static_cast<unsigned long>(kPidTypePid), 0UL) == 0
+                 ? 0
+                 : errno;
+    };
+  };
+  auto check = [&](int err, int line) {
+    if (err)
+      throw Unsupported(s_.file + ":" + std::to_string(line) + ": configuration \"" +
+                        config_->name + "\": prctl(PR_SCHED_CORE) failed: " + errno_text(err));
+  };
+  for (const auto &sh : config_->cookies) {
+    std::vector<Task *> members;
+    for (Task &t : tasks_)
+      if (t.group->name == sh.group) members.push_back(&t);
+    const std::size_t per = sh.per > 0 ? static_cast<std::size_t>(sh.per) : members.size();
+    for (std::size_t first = 0; first < members.size(); first += per) {
+      Task &leader = *members[first];
+      check(call_on(leader, prctl_op(PR_SCHED_CORE_CREATE, 0)), sh.line);
+      for (std::size_t j = first + 1; j < std::min(first + per, members.size()); j++)
+        check(call_on(leader, prctl_op(PR_SCHED_CORE_SHARE_TO, members[j]->tid)), sh.line);
+    }
+  }
+  for (const auto &op : config_->prctl) {
+    Task &by = by_name(op.by);
+    const int pid = op.pid.empty() ? 0 : by_name(op.pid).tid;
+    unsigned long cmd = PR_SCHED_CORE_CREATE;
+    if (op.cmd == scenario::PrctlOp::Cmd::ShareTo) cmd = PR_SCHED_CORE_SHARE_TO;
+    if (op.cmd == scenario::PrctlOp::Cmd::ShareFrom) cmd = PR_SCHED_CORE_SHARE_FROM;
+    check(call_on(by, prctl_op(cmd, pid)), op.line);
+  }
+}
+
+MeasureResult Runner::run() {
+  u64 task_index = 0;
+  for (const TaskGroupSpec &g : s_.groups)
+    for (int i = 0; i < g.count; i++, task_index++) {
+      Task &t = tasks_.emplace_back();
+      t.comm = g.count > 1 ? g.name + "-" + std::to_string(i) : g.name;
+      t.group = &g;
+      t.rng = sim::Stream(s_.seed, {kStreamPhases, task_index});
+      sim::Stream start_rng(s_.seed, {kStreamStart, task_index});
+      t.start_delay_ns = workload::draw(g.start, start_rng);
+      t.cursor = workload::Cursor(&g.phases, g.loops, g.stress);
+      t.result.comm = t.comm;
+      t.result.finite = !g.stress && g.loops != 0;
+    }
+  std::vector<std::thread> threads;
+  threads.reserve(tasks_.size());
+  for (Task &t : tasks_) threads.emplace_back([this, &t] { body(t); });
+  auto stop_and_join = [&] {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+      cv_.notify_all();
+    }
+    for (auto &th : threads) th.join();
+  };
+  std::string setup_error;
+  {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] {
+      for (const Task &t : tasks_)
+        if (!t.ready) return false;
+      return true;
+    });
+    for (const Task &t : tasks_)
+      if (!t.setup_error.empty() && setup_error.empty()) setup_error = t.setup_error;
+  }
+  if (!setup_error.empty()) {
+    stop_and_join();
+    throw std::runtime_error(setup_error);
+  }
+  try {
+    apply_cookies();
+  } catch (...) {
+    stop_and_join();
+    throw;
+  }
+
+  MeasureResult r;
+  r.scenario = s_.name;
+  r.config = config_ ? config_->name : "default";
+  r.seed = s_.seed;
+  r.loadavg_1min = loadavg_1min();
+  const std::optional<u64> busy0 = host_busy_ns();
+  {
+    std::lock_guard lock(mu_);
+    t0_ = monotonic_ns();
+    go_ = true;
+    cv_.notify_all();
+  }
+  // The run ends when every finite task is done, at the scenario's duration, or on Ctrl-C.
+  for (;;) {
+    if (interrupt_.load()) {
+      r.interrupted = true;
+      break;
+    }
+    const u64 now = monotonic_ns();
+    if (s_.duration_ns && now >= t0_ + s_.duration_ns) break;
+    bool finite_left = false, any_finite = false;
+    {
+      std::lock_guard lock(mu_);
+      for (const Task &t : tasks_) {
+        any_finite |= t.result.finite;
+        finite_left |= t.result.finite && !t.done;
+      }
+    }
+    if (any_finite && !finite_left) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  r.end_ns = monotonic_ns() - t0_;
+  if (const std::optional<u64> busy1 = host_busy_ns(); busy0 && busy1 && *busy1 >= *busy0)
+    r.host_busy_ns = *busy1 - *busy0;
+  stop_and_join();
+  for (const Task &t : tasks_) {
+    r.tasks.push_back(t.result);
+    r.tasks.back().tid = t.tid;
+    if (t.result.exited && t.result.finite)
+      r.completion_ns = std::max(r.completion_ns, t.result.exit_ns);
+  }
+  r.warnings = warnings_;
+  return r;
+}
+
+}  // namespace
+
+HostInfo probe_host(const std::string &sysfs_root) {
+  HostInfo h;
+  try {
+    const HostTopology t = read_host_topology(sysfs_root);
+    h.machine = t.spec;
+    h.described = true;
+    h.nr_cpus = static_cast<int>(t.cpus.size());
+  } catch (const HostTopologyError &) {
+    h.nr_cpus = static_cast<int>(std::thread::hardware_concurrency());
+  }
+  utsname u{};
+  if (uname(&u) == 0) h.kernel_release = u.release;
+  unsigned long cookie = 0;
+  if (prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0UL, static_cast<unsigned long>(kPidTypePid),
+            &cookie) == 0) {
+    h.core_sched = true;
+  } else if (errno == ENODEV) {
+    h.core_sched_why = "this machine has no SMT (prctl(PR_SCHED_CORE) fails with ENODEV)";
+  } else if (errno == EINVAL) {
+    h.core_sched_why =
+        "this kernel has no core scheduling (prctl(PR_SCHED_CORE) fails with EINVAL: "
+        "built without CONFIG_SCHED_CORE)";
+  } else {
+    h.core_sched_why = "prctl(PR_SCHED_CORE) fails with " + errno_text(errno);
+  }
+  if (h.core_sched && h.described && h.machine.threads_per_core == 1) {
+    h.core_sched = false;
+    h.core_sched_why = "this machine has no SMT (one thread per core)";
+  }
+  return h;
+}
+
+static bool uses_sync(const std::vector<workload::Phase> &phases) {
+  for (const workload::Phase &p : phases) {
+    if (p.kind == workload::Phase::Kind::Loop ? uses_sync(p.body)
+                                              : p.kind > workload::Phase::Kind::Loop)
+      return true;
+  }
+  return false;
+}
+
+void check_supported(const Scenario &s, const ConfigSpec *config, const HostInfo &host) {
+  for (const TaskGroupSpec &g : s.groups) {
+    if (g.bench.kind != workload::Benchmark::Kind::None)
+      throw Unsupported("measure: task group " + g.name + " uses model " +
+                        bench_name(g.bench.kind) + ", which measure does not run yet");
+    if (uses_sync(g.phases))
+      throw Unsupported("measure: task group " + g.name +
+                        " uses timer, yield or synchronisation phases, which measure does not "
+                        "run yet");
+    for (int c : g.cpus)
+      if (c >= host.nr_cpus)
+        throw Unsupported("measure: task group " + g.name + " is bound to cpu " +
+                          std::to_string(c) + ", which this host does not have (" +
+                          std::to_string(host.nr_cpus) + " CPUs)");
+  }
+  if (!needs_cookies(config)) return;
+  if (!host.core_sched)
+    throw Unsupported("measure: configuration \"" + config->name +
+                      "\" skipped: it sets core-scheduling cookies, and " + host.core_sched_why);
+  for (const auto &op : config->prctl)
+    if (op.scope != scenario::CookieScope::Thread)
+      throw Unsupported("measure: configuration \"" + config->name + "\" (line " +
+                        std::to_string(op.line) +
+                        ") uses a thread_group or process_group scope, which measure cannot "
+                        "reproduce: every task is a thread of one process here");
+}
+
+MeasureResult run_measure(const Scenario &s, const ConfigSpec *config, const HostInfo &host,
+                          const std::atomic<bool> &interrupt) {
+  Runner r(s, config, host, interrupt);
+  return r.run();
+}
+
+}  // namespace schedlab::real

@@ -1,0 +1,18 @@
+#pragma once
+// A measured run as JSON (the schema of `schedlab run --json` where the fields exist, plus
+// "measured": true and the host) and as a terminal summary.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "real/measure.h"
+
+namespace schedlab::real {
+
+// `runs` in order; the full result is the last run's, "runs" lists every run's completion.
+nlohmann::ordered_json measure_to_json(const std::vector<MeasureResult> &runs,
+                                       const HostInfo &host);
+
+std::string measure_summary(const MeasureResult &r, const HostInfo &host);
+
+}  // namespace schedlab::real

@@ -1,0 +1,253 @@
+#include "report/html_report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "experiment/experiment.h"
+#include "report/svg.h"
+
+namespace schedlab::report {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char *kCss =
+    R"(body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;max-width:1240px;padding:0 16px;color:#1d2330;line-height:1.45}
+h1{font-size:24px;margin-bottom:4px}h2{font-size:19px;margin-top:32px;border-bottom:1px solid #dde1e6;padding-bottom:4px}
+.meta{color:#4a5261;margin:2px 0}.note{color:#4a5261;font-size:14px;max-width:1000px}
+table{border-collapse:collapse;margin:12px 0;font-size:14px}th,td{padding:5px 12px;border-bottom:1px solid #e3e6ea;text-align:right;white-space:nowrap}
+th{background:#f3f5f8;font-weight:600}td:first-child,th:first-child{text-align:left}
+tr:hover td{background:#fafbfc}.chart{margin:10px 0 18px;overflow-x:auto}code{background:#f3f5f8;padding:1px 4px;border-radius:3px}
+)";
+
+std::string esc(const std::string &s) {
+  return xml_escape(s);
+}
+
+// A number as the terminal table prints it; JSON null (an undefined statistic) is "n/a".
+std::string f3(const json &v) {
+  return v.is_number() ? fmt::format("{:.3f}", v.get<double>()) : "n/a";
+}
+std::string f1(const json &v) {
+  return v.is_number() ? fmt::format("{:.1f}", v.get<double>()) : "n/a";
+}
+double num(const json &v) {
+  return v.is_number() ? v.get<double>() : std::nan("");
+}
+
+struct Table {
+  std::vector<std::string> head;
+  std::vector<std::vector<std::string>> rows;
+};
+
+std::string table_html(const Table &t) {
+  std::string o = "<table>\n<thead><tr>";
+  for (const auto &h : t.head) o += "<th>" + esc(h) + "</th>";
+  o += "</tr></thead>\n<tbody>\n";
+  for (const auto &r : t.rows) {
+    o += "<tr>";
+    for (const auto &c : r) o += "<td>" + esc(c) + "</td>";
+    o += "</tr>\n";
+  }
+  return o + "</tbody>\n</table>\n";
+}
+
+std::string page(const std::string &title, const std::string &body) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
+         esc(title) + "</title>\n<style>\n" + kCss + "</style>\n</head>\n<body>\n" + body +
+         "</body>\n</html>\n";
+}
+
+std::string chart(const std::string &svg) {
+  return "<div class=\"chart\">\n" + svg + "</div>\n";
+}
+
+std::string latency_and_timeline(const ReportExtras &x) {
+  std::string o;
+  if (!x.latency.empty()) {
+    o += "<h2>Wakeup latency</h2>\n<p class=\"note\">Time from <code>sched_waking</code> to the "
+         "task's first switch-in, as a cumulative distribution: a line further left is faster; "
+         "the height at a latency is the share of wakeups at or below it. " +
+         esc(x.latency_note) + "</p>\n";
+    o += chart(cdf_chart("Wakeup latency CDF", x.latency, "wakeup latency"));
+    o += "<p class=\"note\">The same distributions on a tail scale: each step up is ten times "
+         "rarer (90 %, 99 %, 99.9 %, 99.99 % of wakeups).</p>\n";
+    o += chart(cdf_chart("Wakeup latency CDF, tail", x.latency, "wakeup latency", true));
+  }
+  if (!x.timeline_svg.empty()) {
+    o += "<h2>Timeline excerpt</h2>\n<p class=\"note\">" + esc(x.timeline_caption) +
+         " One lane per CPU, siblings of a core together; colours are core cookies, grey-blue "
+         "untagged tasks, red hatching forced idle, black ticks wakeups. Hover for details.</p>\n";
+    o += chart(x.timeline_svg);
+  }
+  return o;
+}
+
+std::string experiment_page(const json &j, const ReportExtras &x) {
+  const std::string scenario = j.at("scenario").get<std::string>();
+  const auto &seeds = j.at("seeds");
+  const auto &configs = j.at("configs");
+  const std::size_t n = seeds.size();
+  std::string b = "<h1>schedlab report: " + esc(scenario) + "</h1>\n";
+  if (!x.scenario_description.empty())
+    b += "<p class=\"meta\">" + esc(x.scenario_description) + "</p>\n";
+  b += fmt::format(
+      "<p class=\"meta\">Scenario file <code>{}</code> &middot; {} configuration{} &times; {} "
+      "run{} (seeds {}{}) &middot; schedlab {}</p>\n",
+      esc(j.value("scenario_file", std::string("?"))), configs.size(),
+      configs.size() == 1 ? "" : "s", n, n == 1 ? "" : "s",
+      n ? seeds.front().dump() : std::string("-"), n > 1 ? ".." + seeds.back().dump() : "",
+      esc(j.value("schedlab_version", std::string("?"))));
+
+  // The experiment table, as `schedlab experiment` prints it.
+  Table t;
+  t.head = {"Configuration"};
+  if (n <= 5) {
+    for (std::size_t i = 0; i < n; i++) t.head.push_back(fmt::format("Run {}", i + 1));
+    t.head.insert(t.head.end(), {"Average", "Overhead", "Force idle"});
+  } else {
+    t.head.insert(t.head.end(), {"Mean ± CI95", "Median", "Overhead ± CI95", "Force idle"});
+  }
+  for (std::size_t c = 0; c < configs.size(); c++) {
+    const json &jc = configs[c];
+    std::vector<std::string> row{jc.at("name").get<std::string>()};
+    if (n <= 5) {
+      for (const auto &run : jc.at("runs")) row.push_back(f3(run.at("completion_time_s")));
+      row.push_back(f3(jc.at("mean_completion_time_s")));
+      row.push_back(f3(jc.at("overhead_s")));
+    } else {
+      row.push_back(f3(jc.at("mean_completion_time_s")) + " ± " +
+                    f3(jc.at("ci95_completion_time_s")));
+      row.push_back(f3(jc.at("median_completion_time_s")));
+      row.push_back(c == 0 ? f3(jc.at("overhead_s"))
+                           : f3(jc.at("overhead_s")) + " ± " + f3(jc.at("overhead_ci95_s")));
+    }
+    row.push_back(f3(jc.at("mean_forceidle_s")));
+    t.rows.push_back(row);
+  }
+  const std::string first = configs.empty() ? "" : configs[0].at("name").get<std::string>();
+  b += "<h2>Results (seconds)</h2>\n" + table_html(t);
+  b += "<p class=\"note\">Completion time: until every task has exited. Overhead: mean "
+       "completion time minus " +
+       esc(first) + "'s" + (n > 5 ? ", CI95 paired by seed" : "") +
+       ". Force idle: forced-idle time summed over CPUs, mean of the runs.</p>\n";
+  for (const auto &cmp : j.value("comparisons", json::array())) {
+    const std::string ref = cmp.at("reference").get<std::string>();
+    std::string line = cmp.at("patched").get<std::string>() + " cuts the overhead of " +
+                       cmp.at("base").get<std::string>() +
+                       (ref == first ? "" : " (over " + ref + ")") + " by ";
+    if (!cmp.at("cut_pct").is_number())
+      line += "n/a (base has no overhead)";
+    else
+      line += fmt::format("{} % (95 % CI {}–{} %)", f1(cmp.at("cut_pct")),
+                          f1(cmp.at("cut_ci95_low_pct")), f1(cmp.at("cut_ci95_high_pct")));
+    b += "<p><strong>" + esc(line) + "</strong></p>\n";
+  }
+  // Forced idle per VM and benchmark metrics, when the scenario has them.
+  if (!configs.empty() && configs[0].contains("mean_vm_forceidle_s")) {
+    Table v;
+    v.head = {"Forced idle per VM (s)"};
+    for (const auto &[name, _] : configs[0].at("mean_vm_forceidle_s").items())
+      v.head.push_back(name);
+    for (const auto &jc : configs) {
+      std::vector<std::string> row{jc.at("name").get<std::string>()};
+      for (const auto &[name, val] : jc.at("mean_vm_forceidle_s").items())
+        row.push_back(val.is_number() ? fmt::format("{:.2f}", val.get<double>()) : "n/a");
+      v.rows.push_back(row);
+    }
+    b += table_html(v);
+  }
+  for (const auto &m : experiment::kBenchMetrics) {
+    const std::string key = m.key;
+    if (configs.empty() || !configs[0].contains("mean_" + key)) continue;
+    Table mt;
+    mt.head = {m.label, "Mean ± CI95", "Change vs " + first + " ± CI95 (paired)"};
+    const bool sec = key == "hackbench_time_s";
+    auto val = [&](const json &v) {
+      return !v.is_number() ? std::string("n/a")
+             : sec          ? fmt::format("{:.4f}", v.get<double>())
+                            : fmt::format("{:.1f}", v.get<double>());
+    };
+    for (std::size_t c = 0; c < configs.size(); c++) {
+      const json &jc = configs[c];
+      std::string change;
+      if (c > 0) {
+        const json &cp = jc.at("change_pct_" + key), &cc = jc.at("change_ci95_pct_" + key);
+        change = (cp.is_number() ? fmt::format("{:+.1f} %", cp.get<double>()) : "n/a") + " ± " +
+                 (cc.is_number() ? fmt::format("{:.1f} %", cc.get<double>()) : "n/a");
+      }
+      mt.rows.push_back({jc.at("name").get<std::string>(),
+                         val(jc.at("mean_" + key)) + " ± " + val(jc.at("ci95_" + key)), change});
+    }
+    b += table_html(mt);
+  }
+
+  // Distributions.
+  std::vector<StripRow> completion;
+  std::vector<Bar> forceidle;
+  for (const auto &jc : configs) {
+    StripRow r{jc.at("name").get<std::string>(), {}};
+    Bar bar{r.label, num(jc.at("mean_forceidle_s")), {}};
+    for (const auto &run : jc.at("runs")) {
+      r.values.push_back(num(run.at("completion_time_s")));
+      bar.points.push_back(static_cast<double>(run.at("forceidle_ns").get<u64>()) / 1e9);
+    }
+    completion.push_back(std::move(r));
+    forceidle.push_back(std::move(bar));
+  }
+  b += "<h2>Distributions</h2>\n<p class=\"note\">Each dot is one run (one seed); every "
+       "configuration ran on the same seeds.</p>\n";
+  b += chart(strip_chart("Completion time per run", completion, "completion time", "s"));
+  b += chart(
+      bar_chart("Forced idle per configuration (summed over CPUs)", forceidle, "forced idle", "s"));
+  b += latency_and_timeline(x);
+  return page("schedlab report: " + scenario, b);
+}
+
+std::string run_page(const json &j, const ReportExtras &x) {
+  const std::string scenario = j.at("scenario").get<std::string>();
+  std::string b = "<h1>schedlab run: " + esc(scenario) + "</h1>\n";
+  if (!x.scenario_description.empty())
+    b += "<p class=\"meta\">" + esc(x.scenario_description) + "</p>\n";
+  b += fmt::format(
+      "<p class=\"meta\">Scenario file <code>{}</code> &middot; configuration <strong>{}</strong> "
+      "&middot; seed {} &middot; schedlab {}</p>\n",
+      esc(j.value("scenario_file", std::string("?"))), esc(j.at("config").get<std::string>()),
+      j.at("seed").dump(), esc(j.value("schedlab_version", std::string("?"))));
+  Table t;
+  t.head = {"Metric", "Value"};
+  t.rows.push_back({"completion time (s)", f3(j.at("completion_time_s"))});
+  t.rows.push_back({"forced idle, summed over CPUs (s)", f3(j.at("forceidle_s"))});
+  t.rows.push_back({"busy (%)", f1(j.at("busy_pct"))});
+  t.rows.push_back({"events", j.at("events").dump()});
+  const json &wl = j.at("wakeup_latency_ns");
+  for (const char *k : {"p50", "p90", "p99", "p999", "max"})
+    t.rows.push_back(
+        {std::string("wakeup latency ") + k + " (us)", fmt::format("{:.1f}", num(wl.at(k)) / 1e3)});
+  b += "<h2>Summary</h2>\n" + table_html(t);
+  Table c;
+  c.head = {"CPU", "busy (ms)", "idle (ms)", "forced idle (ms)", "switches"};
+  std::vector<Bar> fi;
+  for (const auto &cpu : j.at("cpus")) {
+    auto ms = [&](const char *k) { return fmt::format("{:.1f}", num(cpu.at(k)) / 1e6); };
+    c.rows.push_back({"cpu" + cpu.at("cpu").dump(), ms("busy_ns"), ms("idle_ns"),
+                      ms("forceidle_ns"), cpu.at("nr_switches").dump()});
+    fi.push_back({"cpu" + cpu.at("cpu").dump(), num(cpu.at("forceidle_ns")) / 1e9, {}});
+  }
+  b += "<h2>Per CPU</h2>\n" + table_html(c);
+  b += chart(bar_chart("Forced idle per CPU", fi, "forced idle", "s"));
+  b += latency_and_timeline(x);
+  return page("schedlab run: " + scenario, b);
+}
+
+}  // namespace
+
+std::string html_report(const json &result, const ReportExtras &extras) {
+  if (result.contains("configs") && result.contains("seeds"))
+    return experiment_page(result, extras);
+  return run_page(result, extras);
+}
+
+}  // namespace schedlab::report

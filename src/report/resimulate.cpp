@@ -1,0 +1,135 @@
+#include "report/resimulate.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "observe/timeline_recorder.h"
+
+namespace schedlab::report {
+
+namespace fs = std::filesystem;
+
+ResultFile read_result(const std::string &path) {
+  ResultFile r;
+  r.path = path;
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open for reading");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.json = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (r.json.is_discarded()) throw InputError(path + ": not valid JSON");
+  if (!r.json.is_object()) throw InputError(path + ": not a schedlab result (expected an object)");
+  r.experiment = r.json.contains("configs") && r.json.contains("seeds");
+  if (!r.experiment && !(r.json.contains("config") && r.json.contains("seed")))
+    throw InputError(path +
+                     ": not a result of 'schedlab run --json' or 'schedlab experiment --json'");
+  const auto it = r.json.find("scenario_file");
+  if (it == r.json.end() || !it->is_string() || it->get<std::string>().empty())
+    throw InputError(path +
+                     ": no \"scenario_file\" (results written before it existed lack it: "
+                     "rerun, or pass the scenario file instead)");
+  const std::string file = it->get<std::string>();
+  std::error_code ec;
+  if (fs::exists(file, ec)) {
+    r.scenario_file = file;
+  } else if (const fs::path beside = fs::path(path).parent_path() / file;
+             fs::path(file).is_relative() && fs::exists(beside, ec)) {
+    r.scenario_file = beside.string();
+  } else {
+    throw InputError(path + ": scenario_file " + file + " no longer exists");
+  }
+  return r;
+}
+
+RunChoice choose_run(const ResultFile &r, const std::optional<std::string> &config,
+                     const std::optional<u64> &seed) {
+  RunChoice c;
+  const auto &j = r.json;
+  try {
+    if (r.experiment) {
+      const auto &configs = j.at("configs");
+      const auto &seeds = j.at("seeds");
+      if (configs.empty() || seeds.empty())
+        throw InputError(r.path + ": the experiment has no runs");
+      c.config = configs.at(0).at("name").get<std::string>();
+      c.seed = seeds.at(0).get<u64>();
+    } else {
+      c.config = j.at("config").get<std::string>();
+      c.seed = j.at("seed").get<u64>();
+      // The settings the run had, whatever set them (configuration or command line).
+      if (!config && j.contains("kernel")) {
+        const auto &k = j.at("kernel");
+        if (k.contains("features"))
+          for (const auto &[name, on] : k.at("features").items())
+            c.features.push_back(name + "=" + (on.get<bool>() ? "true" : "false"));
+        if (k.contains("tunables"))
+          for (const auto &[name, v] : k.at("tunables").items())
+            c.tunables.push_back(name + "=" + std::to_string(v.get<long long>()));
+      }
+    }
+  } catch (const nlohmann::json::exception &) {
+    throw InputError(r.path + ": malformed result (config, seed or kernel fields)");
+  }
+  if (config) c.config = *config;
+  if (seed) c.seed = *seed;
+  return c;
+}
+
+Replay prepare_replay(const std::string &scenario_file, const RunChoice &c) {
+  Replay r;
+  try {
+    r.scenario = scenario::load_scenario(scenario_file);
+    r.config = experiment::choose_config(r.scenario, c.config, c.features, c.tunables);
+  } catch (const scenario::ScenarioError &e) {
+    throw InputError(e.what());
+  } catch (const std::invalid_argument &e) {
+    throw InputError(e.what());
+  }
+  r.seed = c.seed;
+  return r;
+}
+
+observe::Timeline replay_timeline(const Replay &r, Time from, Time to, const std::vector<int> &cpus,
+                                  std::size_t limit) {
+  scenario::Scenario s = r.scenario;
+  if (s.duration_ns == 0 || s.duration_ns > to) s.duration_ns = to;
+  experiment::Simulation sim(s, r.config.name, r.config.kernel, r.seed);
+  for (int c : cpus)
+    if (c < 0 || c >= sim.kernel().nr_cpu_ids())
+      throw InputError("--cpus: cpu " + std::to_string(c) + " does not exist (" +
+                       std::to_string(sim.kernel().nr_cpu_ids()) + " CPUs)");
+  observe::TimelineRecorder rec(sim.kernel().topology(), from, to, cpus, limit);
+  sim.add_tracer(&rec);
+  const experiment::RunResult res = sim.run();
+  return rec.finish(res.metrics.end_ns);
+}
+
+namespace {
+// Notes when forced idle first starts at or after a given time.
+class ForceIdleFinder : public kernel::TraceSink {
+ public:
+  explicit ForceIdleFinder(Time after) : after_(after) {}
+  void sched_forceidle(Time now, int, bool on) override {
+    if (on && now >= after_ && first_ == kTimeNever) first_ = now;
+  }
+  Time first() const { return first_; }
+
+ private:
+  Time after_, first_ = kTimeNever;
+};
+}  // namespace
+
+LatencyReplay replay_latency(const Replay &r, Time forceidle_after) {
+  experiment::Simulation sim(r.scenario, r.config.name, r.config.kernel, r.seed);
+  ForceIdleFinder finder(forceidle_after);
+  sim.add_tracer(&finder);
+  const experiment::RunResult res = sim.run();
+  LatencyReplay out;
+  out.wakeup_latency = res.metrics.wakeup_latency;
+  out.first_forceidle = finder.first();
+  out.end = res.metrics.end_ns;
+  return out;
+}
+
+}  // namespace schedlab::report

@@ -1,0 +1,65 @@
+#pragma once
+// Pictures are drawn from a re-simulation: a run is a function of (scenario, configuration,
+// seed), so a result JSON that names its scenario file can be replayed exactly. This file
+// reads result JSONs and replays runs with the observers the pictures need.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "experiment/simulation.h"
+#include "observe/histogram.h"
+#include "observe/timeline.h"
+
+namespace schedlab::report {
+
+// Bad input (file, flag, JSON field); what() is one line naming it.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A result JSON of `schedlab run --json` or `schedlab experiment --json`.
+struct ResultFile {
+  std::string path;
+  nlohmann::json json;
+  bool experiment = false;    // has "configs" and "seeds"
+  std::string scenario_file;  // resolved: as written, or relative to the JSON's directory
+};
+ResultFile read_result(const std::string &path);
+
+// Which run of a result to replay. A run JSON gives its configuration, seed and kernel settings
+// (as overrides, so command-line --feature/--tunable runs replay too); an experiment JSON its
+// first configuration and seed. `config` and `seed` override.
+struct RunChoice {
+  std::string config;
+  u64 seed = 0;
+  std::vector<std::string> features, tunables;  // "NAME=VALUE"
+};
+RunChoice choose_run(const ResultFile &r, const std::optional<std::string> &config,
+                     const std::optional<u64> &seed);
+
+// Loads the scenario (ScenarioError -> InputError) and resolves the configuration.
+struct Replay {
+  scenario::Scenario scenario;
+  experiment::ConfigChoice config;
+  u64 seed = 0;
+};
+Replay prepare_replay(const std::string &scenario_file, const RunChoice &c);
+
+// The schedule in [from, to) on `cpus` (empty = all; InputError for a CPU the machine lacks).
+// The run stops at `to`: nothing later can change what came before.
+observe::Timeline replay_timeline(const Replay &r, Time from, Time to, const std::vector<int> &cpus,
+                                  std::size_t limit);
+
+// A whole run's wakeup latency histogram, and when forced idle first starts at or after
+// `forceidle_after` (kTimeNever if it never does).
+struct LatencyReplay {
+  observe::Histogram wakeup_latency;
+  Time first_forceidle = kTimeNever;
+  Time end = 0;
+};
+LatencyReplay replay_latency(const Replay &r, Time forceidle_after);
+
+}  // namespace schedlab::report

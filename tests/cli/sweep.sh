@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# schedlab sweep: the grid of scenario key values x configurations x seeds, in CSV, JSON and a
+# table; results identical for every --jobs; bad parameters refused with exit 2.
+set -u
+bin=$1; src=$2; tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0; n=0
+check() { n=$((n+1)); if ! eval "$2"; then echo "FAIL: $1"; fail=$((fail+1)); fi; }
+sc="$src/scenarios/wakeup-fastpath.toml"
+args=(--param machine.cores_per_llc=4,8 --param kernel.tunables.migration_cost_ns=500000,100000
+      --config "No cookie" --config Cookie --runs 2)
+"$bin" sweep "$sc" "${args[@]}" --jobs 1 --csv "$tmp/a.csv" --json "$tmp/a.json" >"$tmp/a.out"; rc=$?
+check "sweep runs" '[ $rc -eq 0 ]'
+check "CSV: header + 2x2 points x 2 configs x 2 seeds = 17 lines" '[ "$(wc -l < "$tmp/a.csv")" -eq 17 ]'
+check "CSV header names the parameters" 'head -n1 "$tmp/a.csv" | grep -q "^\"machine.cores_per_llc\",\"kernel.tunables.migration_cost_ns\",config,seed,completion_time_s"'
+check "table: one line per point and configuration" '[ "$(grep -cE "No cookie|Cookie" "$tmp/a.out")" -eq 8 ]'
+check "JSON: 4 points with their values and experiments" 'python3 - "$tmp/a.json" <<"PY"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert [p["path"] for p in j["params"]] == ["machine.cores_per_llc", "kernel.tunables.migration_cost_ns"]
+pts = j["points"]
+assert len(pts) == 4 and pts[1]["values"] == {"machine.cores_per_llc": "4", "kernel.tunables.migration_cost_ns": "100000"}
+assert all(len(p["experiment"]["configs"]) == 2 for p in pts)
+# 8 cores x 2 threads: the machine of the point really changed.
+assert pts[2]["experiment"]["configs"][0]["name"] == "No cookie"
+PY'
+"$bin" sweep "$sc" "${args[@]}" --jobs 2 --csv "$tmp/b.csv" --json "$tmp/b.json" >/dev/null; rc=$?
+check "--jobs 2 runs" '[ $rc -eq 0 ]'
+check "--jobs 1 and 2: identical CSV" 'cmp -s "$tmp/a.csv" "$tmp/b.csv"'
+check "--jobs 1 and 2: identical JSON outside host" 'python3 -c "import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); [x.pop(\"host\") for x in (a,b)]; sys.exit(a!=b)" "$tmp/a.json" "$tmp/b.json"'
+bad() {  # description, expected stderr text, args...
+  local what=$1 want=$2; shift 2
+  "$bin" sweep "$sc" --runs 1 "$@" >/dev/null 2>"$tmp/err"; local rc=$?
+  check "$what: exit 2" "[ $rc -eq 2 ]"
+  check "$what: says '$want'" 'grep -qF -- "$want" "$tmp/err"'
+}
+bad "unknown key" "machine.nope: unknown key" --param machine.nope=3
+bad "no such group" "no [[group]] named 'nobody'" --param group.nobody.count=2
+bad "value of the wrong type" "machine.cores_per_llc" --param machine.cores_per_llc=many
+bad "no '='" "expected PATH=V1,V2" --param machine.cores_per_llc
+bad "a value twice" "listed twice" --param machine.cores_per_llc=4,4
+bad "a parameter twice" "given twice" --param machine.cores_per_llc=4 --param machine.cores_per_llc=8
+bad "no --param" "--param is required" 
+echo "$((n-fail)) passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# `schedlab timeline` draws the same SVG from a scenario and from a result JSON of the same run
+# (the replay is exact), a well-formed SVG with a lane per CPU, a legend, the forced-idle hatch
+# and wakeup marks; `schedlab report` writes one self-contained, well-formed HTML page with the
+# table and the charts; bad inputs exit 2 with one line.
+set -u
+bin=$1; src=$2; tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0; n=0
+check() { n=$((n+1)); if ! eval "$2"; then echo "FAIL: $1"; fail=$((fail+1)); fi; }
+sc="$src/scenarios/wakeup-fastpath.toml"
+
+"$bin" timeline "$sc" --config Cookie --seed 3 --from 1s --to 1.05s -o "$tmp/a.svg"; rc=$?
+check "timeline from a scenario" '[ $rc -eq 0 ] && [ -s "$tmp/a.svg" ]'
+"$bin" run "$sc" --config Cookie --seed 3 --json "$tmp/run.json" >/dev/null; rc=$?
+check "run --json" '[ $rc -eq 0 ] && grep -q "\"scenario_file\"" "$tmp/run.json"'
+"$bin" timeline "$tmp/run.json" --from 1s --to 1.05s -o "$tmp/b.svg"; rc=$?
+check "timeline from the run JSON" '[ $rc -eq 0 ]'
+check "scenario and run JSON give identical SVG bytes" 'cmp -s "$tmp/a.svg" "$tmp/b.svg"'
+"$bin" timeline "$sc" --config Cookie --seed 4 --from 1s --to 1.05s -o "$tmp/c.svg"
+check "another seed draws another schedule" '! cmp -s "$tmp/a.svg" "$tmp/c.svg"'
+check "the SVG is well-formed with 8 lanes, legend, hatch, wakeups, forced idle and cookies" \
+  'python3 - "$tmp/a.svg" <<"PY"
+import sys, xml.etree.ElementTree as E
+ns = "{http://www.w3.org/2000/svg}"
+root = E.parse(sys.argv[1]).getroot()
+lanes = [r for r in root.iter(ns + "rect") if r.get("class") == "lane"]
+assert sorted(int(r.get("data-cpu")) for r in lanes) == list(range(8)), len(lanes)
+texts = [t.text for t in root.iter(ns + "text")]
+for want in ["core 0", "core 3", "cpu0", "cpu7", "forced idle", "wakeup", "idle", "cookie 1"]:
+    assert want in texts, want
+assert any(p.get("id") == "forceidle-hatch" for p in root.iter(ns + "pattern"))
+assert any(r.get("class") == "forceidle" and r.get("fill") == "url(#forceidle-hatch)" for r in root.iter(ns + "rect"))
+assert len([p for p in root.iter(ns + "path") if p.get("class") == "wakeup"]) > 5
+tasks = [r for r in root.iter(ns + "rect") if r.get("class") == "task"]
+assert len(tasks) > 10 and len({r.get("fill") for r in tasks}) >= 3
+for r in tasks:  # inside the plot, with a tooltip
+    assert r.find(ns + "title") is not None and "pid" in r.find(ns + "title").text
+PY'
+"$bin" timeline "$sc" --cpus 0,4 --to 10ms -o "$tmp/d.svg"; rc=$?
+check "--cpus 0,4 draws two lanes" '[ $rc -eq 0 ] && [ "$(grep -c "class=\"lane\"" "$tmp/d.svg")" -eq 2 ]'
+
+# The report of a small experiment.
+"$bin" experiment "$sc" --runs 3 --json "$tmp/exp.json" >/dev/null; rc=$?
+check "experiment --json has scenario_file" '[ $rc -eq 0 ] && grep -q "\"scenario_file\"" "$tmp/exp.json"'
+"$bin" report "$tmp/exp.json" -o "$tmp/r.html"; rc=$?
+check "report runs" '[ $rc -eq 0 ] && [ -s "$tmp/r.html" ]'
+check "report: well-formed, a table, >= 3 charts, the timeline, nothing fetched" \
+  'python3 - "$tmp/r.html" <<"PY"
+import re, sys
+from html.parser import HTMLParser
+text = open(sys.argv[1]).read()
+void = {"meta", "br", "img", "input", "link", "hr"}
+class P(HTMLParser):
+    def __init__(s):
+        super().__init__(); s.stack = []; s.tags = {}
+    def handle_starttag(s, t, a):
+        s.tags[t] = s.tags.get(t, 0) + 1
+        if t not in void: s.stack.append(t)
+    def handle_startendtag(s, t, a):
+        s.tags[t] = s.tags.get(t, 0) + 1
+    def handle_endtag(s, t):
+        assert s.stack and s.stack[-1] == t, (t, s.stack[-3:])
+        s.stack.pop()
+p = P(); p.feed(text); p.close()
+assert not p.stack, p.stack
+assert p.tags.get("table", 0) >= 1 and p.tags.get("svg", 0) >= 4, p.tags
+for cfg in ["No cookie", "Cookie + patch", "Cookie + patch (idle-cores switch)"]:
+    assert cfg in text, cfg
+assert "Completion time per run" in text and "Forced idle per configuration" in text
+assert "Wakeup latency CDF" in text and "forceidle-hatch" in text
+urls = re.findall(r"https?://[^\"<> ]*", text)
+assert all(u == "http://www.w3.org/2000/svg" for u in urls), set(urls)
+assert not re.search(r"<(script|link|img)\b", text)
+PY'
+"$bin" report "$tmp/exp.json" -o "$tmp/r2.html"
+check "report is deterministic" 'cmp -s "$tmp/r.html" "$tmp/r2.html"'
+"$bin" report "$tmp/run.json" -o "$tmp/run.html"; rc=$?
+check "report of a run JSON" '[ $rc -eq 0 ] && grep -q "<table>" "$tmp/run.html"'
+
+# Bad inputs: one line, exit 2.
+bad() {  # name, then the command
+  local name=$1; shift
+  "$@" >/dev/null 2>"$tmp/err"; local rc=$?
+  check "$name exits 2 ($rc)" '[ $rc -eq 2 ]'
+  check "$name: one line on stderr" '[ "$(wc -l <"$tmp/err")" -eq 1 ]'
+}
+echo '{"scenario": "x", "config": "a", "seed": 1}' >"$tmp/nofile.json"
+sed "s#\"scenario_file\": \"[^\"]*\"#\"scenario_file\": \"$tmp/gone.toml\"#" "$tmp/run.json" >"$tmp/gone.json"
+echo '{ not json' >"$tmp/broken.json"
+bad "missing input" "$bin" timeline "$tmp/missing.json" -o "$tmp/x.svg"
+bad "invalid JSON" "$bin" report "$tmp/broken.json" -o "$tmp/x.html"
+bad "JSON without scenario_file" "$bin" timeline "$tmp/nofile.json" -o "$tmp/x.svg"
+bad "scenario_file gone" "$bin" report "$tmp/gone.json" -o "$tmp/x.html"
+bad "bad --from" "$bin" timeline "$sc" --from 1x -o "$tmp/x.svg"
+bad "--from after --to" "$bin" timeline "$sc" --from 2s --to 1s -o "$tmp/x.svg"
+bad "bad --cpus" "$bin" timeline "$sc" --cpus 3-1 -o "$tmp/x.svg"
+bad "--cpus beyond the machine" "$bin" timeline "$sc" --cpus 9 -o "$tmp/x.svg"
+bad "unknown --config" "$bin" timeline "$tmp/run.json" --config Nope -o "$tmp/x.svg"
+bad "window too busy" "$bin" timeline "$sc" --from 0 --to 20s -o "$tmp/x.svg"
+bad "output not writable" "$bin" timeline "$sc" -o "$tmp/no/such/dir.svg"
+bad "report output not writable" "$bin" report "$tmp/exp.json" -o "$tmp/no/such/dir.html"
+echo "$((n-fail)) passed, $fail failed"
+[ "$fail" -eq 0 ]
