@@ -170,9 +170,12 @@ Command add_run_command(CLI::App &app) {
                   "Write an ftrace text trace (the nop tracer's format) here");
   run->add_option("--trace-json", a->trace.json,
                   "Write a Chrome trace-event JSON (CPU tracks, task and forced-idle slices) here");
-  run->add_option("--trace-from", a->trace.from, "Trace from this simulated time (e.g. 10s)");
-  run->add_option("--trace-to", a->trace.to, "Trace until this simulated time (e.g. 10.5s)");
-  run->add_option("--trace-cpus", a->trace.cpus, "Trace only these CPUs (cpulist, e.g. 0-3,8)");
+  // --from/--to/--cpus: the names timeline uses for the same window.
+  run->add_option("--trace-from,--from", a->trace.from,
+                  "Trace from this simulated time (e.g. 10s)");
+  run->add_option("--trace-to,--to", a->trace.to, "Trace until this simulated time (e.g. 10.5s)");
+  run->add_option("--trace-cpus,--cpus", a->trace.cpus,
+                  "Trace only these CPUs (cpulist, e.g. 0-3,8)");
   run->add_flag("--check", a->check.on,
                 "Check the model's invariants (exit 3 on a violation) and measure wasted cores");
   run->add_option("--wasted-threshold", a->check.wasted_threshold,

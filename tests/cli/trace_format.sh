@@ -41,5 +41,8 @@ assert cats == {"task", "forced_idle"}, cats
 assert any(e["ph"] == "C" for e in ev)
 assert all(0 <= e["ts"] and e["ts"] + e["dur"] <= 2000000 for e in ev if e["ph"] == "X")
 PY'
+"$bin" run "$src/scenarios/wakeup-fastpath.toml" --trace "$tmp/t5" --from 2s --to 2.2s --cpus 0,4 >/dev/null; rc=$?
+check "--from/--to/--cpus are the same window as --trace-from/--trace-to/--trace-cpus" \
+  '[ $rc -eq 0 ] && "$bin" run "$src/scenarios/wakeup-fastpath.toml" --trace "$tmp/t6" --trace-from 2s --trace-to 2.2s --trace-cpus 0,4 >/dev/null && cmp -s "$tmp/t5" "$tmp/t6"'
 echo "$((n-fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]
