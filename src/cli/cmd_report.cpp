@@ -75,7 +75,7 @@ int cmd_report(const std::string &input, const std::string &out_path) {
   std::string html;
   try {
     const report::RunChoice first = report::choose_run(r, std::nullopt, std::nullopt);
-    report::Replay base = report::prepare_replay(r.scenario_file, first);
+    report::Rerun base = report::prepare_rerun(r.scenario_file, first);
     report::ReportExtras x;
     x.scenario_description = base.scenario.description;
 
@@ -90,9 +90,9 @@ int cmd_report(const std::string &input, const std::string &out_path) {
     for (std::size_t i = 0; i < names.size(); i++) {
       report::RunChoice c = first;
       if (r.experiment) c.config = names[i];
-      const report::Replay rep = report::prepare_replay(r.scenario_file, c);
+      const report::Rerun rep = report::prepare_rerun(r.scenario_file, c);
       // The excerpt starts near the first forced idle after 1 s (or in the run's first part).
-      const report::LatencyReplay lr = report::replay_latency(rep, NSEC_PER_SEC);
+      const report::LatencyRerun lr = report::rerun_latency(rep, NSEC_PER_SEC);
       const observe::Histogram &h = lr.wakeup_latency;
       x.latency.push_back(
           {names[i], cdf_points(h), i,
@@ -106,16 +106,16 @@ int cmd_report(const std::string &input, const std::string &out_path) {
 
     report::RunChoice ec = first;
     ec.config = excerpt;
-    const report::Replay rep = report::prepare_replay(r.scenario_file, ec);
+    const report::Rerun rep = report::prepare_rerun(r.scenario_file, ec);
     Time from = end > NSEC_PER_SEC + kExcerpt ? NSEC_PER_SEC : 0;
     if (fi_at != kTimeNever && fi_at + kExcerpt <= end)
       from = fi_at / NSEC_PER_MSEC * NSEC_PER_MSEC -
              (fi_at >= 2 * NSEC_PER_MSEC ? 2 * NSEC_PER_MSEC : 0);
     Time to = from + kExcerpt;
-    observe::Timeline tl = report::replay_timeline(rep, from, to, {}, kExcerptLimit);
+    observe::Timeline tl = report::rerun_timeline(rep, from, to, {}, kExcerptLimit);
     if (tl.overflow) {  // a busy machine: a shorter window keeps the page light
       to = from + kExcerpt / 10;
-      tl = report::replay_timeline(rep, from, to, {}, kExcerptLimit);
+      tl = report::rerun_timeline(rep, from, to, {}, kExcerptLimit);
     }
     if (!tl.overflow) {
       report::TimelineSvgOptions o;

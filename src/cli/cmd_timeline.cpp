@@ -52,7 +52,7 @@ int cmd_timeline(const TimelineArgs &a) {
     cpus = *list;
   }
   observe::Timeline tl;
-  report::Replay replay;
+  report::Rerun replay;
   try {
     std::string scenario_file = a.input;
     report::RunChoice choice;
@@ -65,9 +65,9 @@ int cmd_timeline(const TimelineArgs &a) {
     } else {
       choice.config = a.config;
     }
-    replay = report::prepare_replay(scenario_file, choice);
+    replay = report::prepare_rerun(scenario_file, choice);
     if (!json) replay.seed = seed.value_or(replay.scenario.seed);
-    tl = report::replay_timeline(replay, f, t, cpus, observe::TimelineRecorder::kDefaultLimit);
+    tl = report::rerun_timeline(replay, f, t, cpus, observe::TimelineRecorder::kDefaultLimit);
   } catch (const report::InputError &e) {
     return bad(e.what());
   }

@@ -76,8 +76,8 @@ RunChoice choose_run(const ResultFile &r, const std::optional<std::string> &conf
   return c;
 }
 
-Replay prepare_replay(const std::string &scenario_file, const RunChoice &c) {
-  Replay r;
+Rerun prepare_rerun(const std::string &scenario_file, const RunChoice &c) {
+  Rerun r;
   try {
     r.scenario = scenario::load_scenario(scenario_file);
     r.config = experiment::choose_config(r.scenario, c.config, c.features, c.tunables);
@@ -90,8 +90,8 @@ Replay prepare_replay(const std::string &scenario_file, const RunChoice &c) {
   return r;
 }
 
-observe::Timeline replay_timeline(const Replay &r, Time from, Time to, const std::vector<int> &cpus,
-                                  std::size_t limit) {
+observe::Timeline rerun_timeline(const Rerun &r, Time from, Time to, const std::vector<int> &cpus,
+                                 std::size_t limit) {
   scenario::Scenario s = r.scenario;
   if (s.duration_ns == 0 || s.duration_ns > to) s.duration_ns = to;
   experiment::Simulation sim(s, r.config.name, r.config.kernel, r.seed);
@@ -120,12 +120,12 @@ class ForceIdleFinder : public kernel::TraceSink {
 };
 }  // namespace
 
-LatencyReplay replay_latency(const Replay &r, Time forceidle_after) {
+LatencyRerun rerun_latency(const Rerun &r, Time forceidle_after) {
   experiment::Simulation sim(r.scenario, r.config.name, r.config.kernel, r.seed);
   ForceIdleFinder finder(forceidle_after);
   sim.add_tracer(&finder);
   const experiment::RunResult res = sim.run();
-  LatencyReplay out;
+  LatencyRerun out;
   out.wakeup_latency = res.metrics.wakeup_latency;
   out.first_forceidle = finder.first();
   out.end = res.metrics.end_ns;

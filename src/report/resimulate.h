@@ -1,7 +1,8 @@
 #pragma once
 // Pictures are drawn from a re-simulation: a run is a function of (scenario, configuration,
-// seed), so a result JSON that names its scenario file can be replayed exactly. This file
-// reads result JSONs and replays runs with the observers the pictures need.
+// seed), so a result JSON that names its scenario file can be re-run exactly (not to be
+// confused with trace replay, workload/replay.h). This file reads result JSONs and re-runs
+// them with the observers the pictures need.
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -29,7 +30,7 @@ struct ResultFile {
 };
 ResultFile read_result(const std::string &path);
 
-// Which run of a result to replay. A run JSON gives its configuration, seed and kernel settings
+// Which run of a result to re-run. A run JSON gives its configuration, seed and kernel settings
 // (as overrides, so command-line --feature/--tunable runs replay too); an experiment JSON its
 // first configuration and seed. `config` and `seed` override.
 struct RunChoice {
@@ -41,25 +42,25 @@ RunChoice choose_run(const ResultFile &r, const std::optional<std::string> &conf
                      const std::optional<u64> &seed);
 
 // Loads the scenario (ScenarioError -> InputError) and resolves the configuration.
-struct Replay {
+struct Rerun {
   scenario::Scenario scenario;
   experiment::ConfigChoice config;
   u64 seed = 0;
 };
-Replay prepare_replay(const std::string &scenario_file, const RunChoice &c);
+Rerun prepare_rerun(const std::string &scenario_file, const RunChoice &c);
 
 // The schedule in [from, to) on `cpus` (empty = all; InputError for a CPU the machine lacks).
 // The run stops at `to`: nothing later can change what came before.
-observe::Timeline replay_timeline(const Replay &r, Time from, Time to, const std::vector<int> &cpus,
-                                  std::size_t limit);
+observe::Timeline rerun_timeline(const Rerun &r, Time from, Time to, const std::vector<int> &cpus,
+                                 std::size_t limit);
 
 // A whole run's wakeup latency histogram, and when forced idle first starts at or after
 // `forceidle_after` (kTimeNever if it never does).
-struct LatencyReplay {
+struct LatencyRerun {
   observe::Histogram wakeup_latency;
   Time first_forceidle = kTimeNever;
   Time end = 0;
 };
-LatencyReplay replay_latency(const Replay &r, Time forceidle_after);
+LatencyRerun rerun_latency(const Rerun &r, Time forceidle_after);
 
 }  // namespace schedlab::report
