@@ -50,8 +50,7 @@ Kernel::Kernel(const Topology &topo, const MachineCosts &costs, const KernelConf
 Kernel::~Kernel() = default;
 
 void Kernel::init_rq(int cpu) {
-  rqs_[cpu] = std::make_unique<struct rq>();
-  struct rq *rq = rqs_[cpu].get();
+  struct rq *rq = &rqs_[static_cast<std::size_t>(cpu)];
   rq->cpu = cpu;
   const u64 migration_cost = static_cast<u64>(cfg_.tunables[TUNABLE_migration_cost_ns]);
   rq->avg_idle = 2 * migration_cost;
@@ -94,11 +93,6 @@ task_struct *Kernel::create_task(const std::string &comm, int nice, int policy,
 
 // ---------------------------------------------------------------------------------------------
 // Idle tests and topology helpers
-
-bool Kernel::idle_cpu(int cpu) const {
-  const struct rq *rq = cpu_rq(cpu);
-  return rq->curr == rq->idle && rq->nr_running == 0 && rq->ttwu_pending == 0;
-}
 
 bool Kernel::sched_idle_cpu(int cpu) const {
   const struct rq *rq = cpu_rq(cpu);

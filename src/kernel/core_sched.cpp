@@ -165,7 +165,7 @@ bool Kernel::sched_group_cookie_match(const struct rq *rq, const task_struct *p,
                                       const sched_group *group) const {
   if (!sched_core_enabled(rq)) return true;
   bool match = false;
-  group->span.for_each([&](int cpu) {
+  group->for_each_cpu([&](int cpu) {
     if (!match && p->cpus_mask.test(cpu) && sched_core_cookie_match(cpu_rq(cpu), p)) match = true;
   });
   return match;

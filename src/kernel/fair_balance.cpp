@@ -77,7 +77,7 @@ long sibling_imbalance(const lb_env &env, const sd_lb_stats &sds, const Kernel &
 
 static void update_sg_lb_stats(Kernel &k, lb_env &env, const sched_group &group, sg_lb_stats &sgs,
                                bool local_group, bool *sg_overloaded) {
-  group.span.for_each([&](int i) {
+  group.for_each_cpu([&](int i) {
     if (!env.cpus->test(i)) return;
     struct rq *rq = k.cpu_rq(i);
     // MODEL: blocked load is decayed when balancing reads it, standing in for the kernel's
@@ -139,7 +139,7 @@ static void update_sd_lb_stats(Kernel &k, lb_env &env, sd_lb_stats &sds, bool *o
   unsigned long sum_util = 0;
   bool sg_overloaded = false;
   for (const sched_group &sg : env.sd->groups) {
-    const bool local_group = sg.span.test(env.dst_cpu);
+    const bool local_group = sg.contains(env.dst_cpu);
     sg_lb_stats sgs;
     update_sg_lb_stats(k, env, sg, sgs, local_group, &sg_overloaded);
     sds.total_load += sgs.group_load;
@@ -262,7 +262,7 @@ static struct rq *sched_balance_find_src_rq(Kernel &k, lb_env &env, const sched_
   struct rq *busiest = nullptr;
   unsigned long busiest_load = 0, busiest_util = 0;
   unsigned int busiest_nr = 0;
-  group->span.for_each([&](int i) {
+  group->for_each_cpu([&](int i) {
     if (!env.cpus->test(i)) return;
     struct rq *rq = k.cpu_rq(i);
     const unsigned int nr_running = rq->cfs.h_nr_runnable;
@@ -465,9 +465,8 @@ int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd,
         env.cpus_storage = *env.cpus;
         env.cpus_storage.clear(busiest->cpu);
         env.cpus = &env.cpus_storage;
-        CpuMask rest = *env.cpus;
-        rest.andnot(sd->groups.front().span);
-        if (!rest.empty()) {
+        // Some CPU left outside the local group (without building that set).
+        if (!env.cpus->subset_of(sd->groups.front().span)) {
           env.loop = 0;
           env.loop_break = SCHED_NR_MIGRATE_BREAK;
           balanced = true;

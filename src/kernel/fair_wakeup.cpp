@@ -333,7 +333,7 @@ int Kernel::__select_idle_sibling(task_struct *p, int prev, int target) {
 static void update_sg_wakeup_stats(const Kernel &k, const sched_domain *sd,
                                    const sched_group &group, const task_struct *p,
                                    sg_lb_stats &sgs) {
-  group.span.for_each([&](int i) {
+  group.for_each_cpu([&](int i) {
     if (!p->cpus_mask.test(i)) return;
     const struct rq *rq = k.cpu_rq(i);
     const bool local = p->cpu == i && p->on_rq;
@@ -355,8 +355,8 @@ static void update_sg_wakeup_stats(const Kernel &k, const sched_domain *sd,
     const bool idle_without = rq->curr == rq->idle && nr_running == 0 && rq->ttwu_pending == 0;
     if (!nr_running && idle_without) sgs.idle_cpus++;
   });
-  sgs.group_capacity = static_cast<unsigned long>(group.span.weight()) * SCHED_CAPACITY_SCALE;
-  sgs.group_weight = static_cast<unsigned int>(group.span.weight());
+  sgs.group_capacity = static_cast<unsigned long>(group.weight) * SCHED_CAPACITY_SCALE;
+  sgs.group_weight = static_cast<unsigned int>(group.weight);
   sgs.type = group_classify(sd->imbalance_pct, sgs);
   if (sgs.type == group_fully_busy || sgs.type == group_overloaded)
     sgs.avg_load = sgs.group_load * SCHED_CAPACITY_SCALE / sgs.group_capacity;
@@ -388,7 +388,7 @@ const sched_group *Kernel::sched_balance_find_dst_group(sched_domain *sd, task_s
     if (!group.span.intersects(p->cpus_mask)) continue;
     // Core scheduling: only groups with a CPU where p could run without forcing idle.
     if (!sched_group_cookie_match(cpu_rq(this_cpu), p, &group)) continue;
-    const bool local_group = group.span.test(this_cpu);
+    const bool local_group = group.contains(this_cpu);
     sg_lb_stats sgs;
     update_sg_wakeup_stats(*this, sd, group, p, sgs);
     if (local_group) {
@@ -433,7 +433,7 @@ static int find_dst_group_cpu(const Kernel &k, const sched_group *group, task_st
 
 int Kernel::sched_balance_find_dst_group_cpu(const sched_group *group, task_struct *p,
                                              int this_cpu) {
-  if (group->span.weight() == 1) return group->span.first();
+  if (group->weight == 1) return group->cpus[0];
   if (!sched_feat(CORE_COOKIE_FIND_DST_FALLBACK))
     return find_dst_group_cpu(*this, group, p, this_cpu, 0);
   const int cpu = find_dst_group_cpu(*this, group, p, this_cpu, 1);
@@ -449,7 +449,7 @@ static int find_dst_group_cpu(const Kernel &k, const sched_group *group, task_st
   u64 latest_idle_timestamp = 0;
   bool have_idle = false;
   int result = -1;
-  group->span.for_each([&](int i) {
+  group->for_each_cpu([&](int i) {
     if (result >= 0 || !p->cpus_mask.test(i)) return;
     const struct rq *rq = k.cpu_rq(i);
     const bool match = k.sched_core_cookie_match(rq, p);

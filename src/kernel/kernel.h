@@ -3,6 +3,7 @@
 // function names and live in the file that holds them in kernel/sched/: core.cpp (rq,
 // schedule, try_to_wake_up, tick), fair.cpp (EEVDF), fair_wakeup.cpp (select_task_rq_fair and
 // the idle-CPU search), fair_balance.cpp (balancing), idle.cpp, pelt.cpp, topology.cpp.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <vector>
@@ -59,15 +60,18 @@ class Kernel {
   const Topology &topology() const { return topo_; }
   const KernelConfig &config() const { return cfg_; }
   struct rq *cpu_rq(int cpu) {
-    return rqs_[cpu].get();
+    return &rqs_[static_cast<std::size_t>(cpu)];
   }
-  const struct rq *cpu_rq(int cpu) const { return rqs_[cpu].get(); }
+  const struct rq *cpu_rq(int cpu) const { return &rqs_[static_cast<std::size_t>(cpu)]; }
   const std::vector<std::unique_ptr<task_struct>> &tasks() const { return tasks_; }
   u64 sysctl_sched_base_slice() const { return sysctl_sched_base_slice_; }
   u64 tick_nsec() const { return tick_nsec_; }
 
   // ---- core.c ----
-  bool idle_cpu(int cpu) const;
+  bool idle_cpu(int cpu) const {
+    const struct rq *rq = cpu_rq(cpu);
+    return rq->curr == rq->idle && rq->nr_running == 0 && rq->ttwu_pending == 0;
+  }
   // No vCPU preemption on bare metal. Counts its uses inside select_idle_sibling(): the
   // idle-CPU search work a placement costs.
   bool available_idle_cpu(int cpu) const {
@@ -211,8 +215,11 @@ class Kernel {
   void attach_entity_load_avg(struct cfs_rq *cfs_rq, sched_entity *se);
   void remove_entity_load_avg(sched_entity *se, struct cfs_rq *old);
   void post_init_entity_util_avg(task_struct *p);
-  unsigned long cpu_util_cfs(int cpu) const;
-  unsigned long cpu_load(int cpu) const;
+  unsigned long cpu_util_cfs(int cpu) const {
+    const struct rq *rq = cpu_rq(cpu);
+    return std::min(rq->cfs.avg.util_avg, rq->cpu_capacity);
+  }
+  unsigned long cpu_load(int cpu) const { return cpu_rq(cpu)->cfs.avg.load_avg; }
 
   // ---- topology.c ----
   sched_domain *sd_llc(int cpu) const { return per_cpu_sd_llc_[cpu]; }
@@ -286,11 +293,12 @@ class Kernel {
   u64 tick_nsec_;
   u64 jiffies() const { return clock_ / tick_nsec_; }
 
-  std::vector<std::unique_ptr<struct rq>> rqs_;
+  std::vector<struct rq> rqs_;  // contiguous: scans of all CPUs stream through them
   std::vector<std::unique_ptr<task_struct>> tasks_;  // pid order; idle tasks live in idle_tasks_
   std::vector<std::unique_ptr<task_struct>> idle_tasks_;
   std::vector<std::vector<std::unique_ptr<sched_domain>>> domains_;  // per CPU, bottom-up
   std::vector<std::unique_ptr<sched_domain_shared>> llc_shared_;
+  std::vector<int> group_cpus_;  // sched_group::cpus of every group point into this
   std::vector<sched_domain *> per_cpu_sd_llc_;
   std::vector<int> per_cpu_sd_llc_size_, per_cpu_sd_llc_id_, per_cpu_sd_share_id_;
   std::vector<sched_domain_shared *> per_cpu_sd_llc_shared_;

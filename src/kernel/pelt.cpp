@@ -187,13 +187,4 @@ void Kernel::post_init_entity_util_avg(task_struct *p) {
 }
 
 // MODEL: util_est is not modelled; cpu_util_cfs() is the PELT util_avg (docs/model.md).
-unsigned long Kernel::cpu_util_cfs(int cpu) const {
-  const struct rq *rq = cpu_rq(cpu);
-  return std::min(rq->cfs.avg.util_avg, rq->cpu_capacity);
-}
-
-unsigned long Kernel::cpu_load(int cpu) const {
-  return cpu_rq(cpu)->cfs.avg.load_avg;
-}
-
 }  // namespace schedlab::kernel

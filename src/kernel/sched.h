@@ -3,6 +3,7 @@
 // kernel developer finds each field where they expect it. Only what the model uses is here.
 #include <sched.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -139,11 +140,19 @@ struct task_struct {
 };
 
 struct cfs_rq {
+  // Field order: what the balancer's per-CPU statistics read (the counts, curr, avg and
+  // removed) comes first, so that a remote CPU's queue costs it few cache lines.
   unsigned long load_weight = 0;  // cfs_rq->load.weight: queued entities incl. curr
   unsigned int nr_queued = 0;     // nr_running in 6.12: includes delayed entities
   unsigned int h_nr_runnable = 0;
   unsigned int h_nr_idle = 0;
   unsigned int h_nr_delayed = 0;
+  sched_entity *curr = nullptr;
+  sched_avg avg;
+  struct {
+    unsigned long load_avg = 0, util_avg = 0, runnable_avg = 0;
+    int nr = 0;
+  } removed;
   s64 avg_vruntime = 0;
   u64 avg_load = 0;
   u64 min_vruntime = 0;
@@ -151,17 +160,11 @@ struct cfs_rq {
   // during a forced-idle episode.
   unsigned int forceidle_seq = 0;
   u64 min_vruntime_fi = 0;
-  sched_entity *curr = nullptr;
   // The rbtree of queued entities other than curr. MODEL: a vector in insertion order,
   // searched linearly; it yields exactly the kernel's choices (ties go to the earlier
   // insertion, as rb_add places equal keys to the right) and is faster for the short queues
   // seen per CPU. docs/model.md.
   std::vector<sched_entity *> timeline;
-  sched_avg avg;
-  struct {
-    unsigned long load_avg = 0, util_avg = 0, runnable_avg = 0;
-    int nr = 0;
-  } removed;
 };
 
 struct sched_domain_shared {
@@ -175,6 +178,14 @@ struct sched_group {
   int balance_cpu;         // group_balance_cpu(): first CPU of the group
   int weight = 0;          // CPUs in span
   unsigned int cores = 1;  // sg->cores: the SMT cores it holds
+  // The span's CPUs in ascending order (weight of them), shared by every domain holding the
+  // same group: walking them touches far less memory than each domain's own mask.
+  const int *cpus = nullptr;
+  template <typename F>
+  void for_each_cpu(F &&f) const {
+    for (int i = 0; i < weight; i++) f(cpus[i]);
+  }
+  bool contains(int cpu) const { return std::binary_search(cpus, cpus + weight, cpu); }
 };
 
 struct sched_domain {
@@ -200,18 +211,19 @@ struct sched_domain {
 };
 
 struct rq {
+  // Hot first: idle_cpu() and the balancer's statistics read these of every CPU they scan.
   int cpu = 0;
   unsigned int nr_running = 0;
-  struct cfs_rq cfs;
   task_struct *curr = nullptr;
   task_struct *idle = nullptr;
   int ttwu_pending = 0;
+  unsigned long cpu_capacity = SCHED_CAPACITY_SCALE;
+  struct cfs_rq cfs;
   std::vector<std::pair<task_struct *, int>> wake_list;  // ttwu_queue_wakelist(): task, wake_flags
   u64 idle_stamp = 0;
   u64 avg_idle = 0;
   u64 max_idle_balance_cost = 0;
-  u64 next_balance = 0;  // jiffies
-  unsigned long cpu_capacity = SCHED_CAPACITY_SCALE;
+  u64 next_balance = 0;        // jiffies
   sched_domain *sd = nullptr;  // lowest domain
   u64 nr_switches = 0;
   u64 sched_count = 0, sched_goidle = 0, ttwu_count = 0, ttwu_local = 0;

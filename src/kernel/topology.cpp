@@ -1,5 +1,6 @@
 // kernel/sched/topology.c: sched domains built from the machine's topology.
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <set>
 
@@ -14,6 +15,8 @@ struct LevelSpec {
   int flags;
   // The span of this level for a CPU.
   std::vector<CpuMask> span;  // per CPU
+  std::vector<int> weight =
+      {};  // span[c].weight(), counted once: 1024-CPU machines ask ~10^8 times
 };
 
 }  // namespace
@@ -62,6 +65,16 @@ void Kernel::build_sched_domains() {
     }
   }
 
+  for (LevelSpec &l : levels) {
+    l.weight.reserve(static_cast<std::size_t>(n));
+    for (const CpuMask &m : l.span) l.weight.push_back(m.weight());
+  }
+  // Every group's CPUs as a list, one copy per distinct group: the balancer walks these, and
+  // per-domain copies of the masks do not fit in cache on large machines.
+  std::map<std::vector<int>, std::size_t> pool_index;
+  std::vector<std::pair<sched_group *, std::size_t>> group_lists;
+  group_cpus_.clear();
+
   // One shared LLC state per LLC.
   std::map<int, sched_domain_shared *> shared_by_llc;
   domains_.clear();
@@ -75,16 +88,18 @@ void Kernel::build_sched_domains() {
   for (int cpu = 0; cpu < n; cpu++) {
     CpuMask prev_span(n);
     prev_span.set(cpu);
+    int prev_weight = 1;
     int level_no = 0;
     for (const LevelSpec &l : levels) {
       const CpuMask &span = l.span[cpu];
-      if (span.weight() <= prev_span.weight()) continue;  // degenerate: no wider than its child
+      const int span_weight = l.weight[static_cast<std::size_t>(cpu)];
+      if (span_weight <= prev_weight) continue;  // degenerate: no wider than its child
       auto sd = std::make_unique<sched_domain>();
       sd->name = l.name;
       sd->level = level_no++;
       sd->flags = l.flags;
       sd->span = span;
-      sd->span_weight = span.weight();
+      sd->span_weight = span_weight;
       sd->imbalance_pct = (l.flags & SD_SHARE_CPUCAPACITY) ? 110 : 117;
       sd->cache_nice_tries = (l.flags & SD_SHARE_CPUCAPACITY) ? 0 : (l.flags & SD_NUMA) ? 2 : 1;
       sd->busy_factor = 16;
@@ -93,34 +108,55 @@ void Kernel::build_sched_domains() {
       sd->balance_interval = sd->min_interval;
       sd->last_balance = 0;
       // Groups: the child-level spans covering this span, local group first.
-      std::vector<CpuMask> seen;
-      auto add_group = [&](const CpuMask &g) {
-        for (const CpuMask &s : seen)
-          if (s == g) return;
-        seen.push_back(g);
+      std::vector<const CpuMask *> seen;
+      std::deque<CpuMask> seen_singles;  // groups of one CPU made here; seen points into it
+      std::vector<int> seen_first;
+      auto add_group = [&](const CpuMask &g, int g_weight) {
+        const int first = g.first();
+        for (std::size_t i = 0; i < seen.size(); i++)
+          if (seen_first[i] == first && *seen[i] == g) return;
+        seen.push_back(&g);
+        seen_first.push_back(first);
         sd->groups.push_back(
-            sched_group{g, g.first(), g.weight(),
-                        static_cast<unsigned>(std::max(1, g.weight() / topo_.threads_per_core()))});
+            sched_group{g, first, g_weight,
+                        static_cast<unsigned>(std::max(1, g_weight / topo_.threads_per_core()))});
       };
-      add_group(prev_span);
+      add_group(prev_span, prev_weight);
       span.for_each_wrap(cpu, [&](int c) {
         // The child's span for c: the widest earlier level that is narrower than this one.
-        CpuMask g(n);
-        g.set(c);
+        const CpuMask *g = nullptr;
+        int g_weight = 1;
         for (const LevelSpec &ll : levels) {
           if (&ll == &l) break;
-          if (ll.span[c].weight() < span.weight() && ll.span[c].weight() > g.weight() &&
-              ll.span[c].subset_of(span))
-            g = ll.span[c];
+          const int w = ll.weight[static_cast<std::size_t>(c)];
+          if (w < span_weight && w > g_weight && ll.span[c].subset_of(span)) {
+            g = &ll.span[c];
+            g_weight = w;
+          }
         }
-        add_group(g);
+        if (g) {
+          add_group(*g, g_weight);
+        } else {
+          CpuMask single(n);
+          single.set(c);
+          seen_singles.push_back(std::move(single));
+          add_group(seen_singles.back(), 1);
+        }
         return true;
       });
+      for (sched_group &sg : sd->groups) {
+        std::vector<int> cpus;
+        sg.span.for_each([&](int c) { cpus.push_back(c); });
+        auto [it, fresh] = pool_index.try_emplace(cpus, group_cpus_.size());
+        if (fresh) group_cpus_.insert(group_cpus_.end(), cpus.begin(), cpus.end());
+        group_lists.emplace_back(&sg, it->second);
+      }
       if (!domains_[cpu].empty()) {
         sd->child = domains_[cpu].back().get();
         domains_[cpu].back()->parent = sd.get();
       }
       prev_span = span;
+      prev_weight = span_weight;
       domains_[cpu].push_back(std::move(sd));
     }
     cpu_rq(cpu)->sd = domains_[cpu].empty() ? nullptr : domains_[cpu].front().get();
@@ -148,6 +184,8 @@ void Kernel::build_sched_domains() {
     sched_domain *cls = lowest_flag_domain(cpu, SD_CLUSTER);
     per_cpu_sd_share_id_[cpu] = cls ? cls->span.first() : per_cpu_sd_llc_id_[cpu];
   }
+  // The pool is complete: no reallocation moves it from here on.
+  for (auto [sg, off] : group_lists) sg->cpus = group_cpus_.data() + off;
 }
 
 sched_domain *Kernel::highest_flag_domain(int cpu, int flag) const {

@@ -9,28 +9,29 @@ EventQueue::TimerId EventQueue::make_timer(u32 kind, u32 arg) {
   s.kind = kind;
   s.arg = arg;
   slots_.push_back(s);
+  pos_.push_back(kNotQueued);
   return static_cast<TimerId>(slots_.size() - 1);
 }
 
 void EventQueue::arm(TimerId id, Time when) {
   Slot &s = slots_[id];
   const Entry e{when, seq_++, id};
-  if (s.pos == kNotQueued) {
+  const u32 pos = pos_[id];
+  if (pos == kNotQueued) {
     heap_.push_back(e);
     sift_up(static_cast<u32>(heap_.size() - 1), e);
   } else if (when < s.when) {
-    sift_up(s.pos, e);
+    sift_up(pos, e);
   } else {
-    sift_down(s.pos, e);  // later, or equal with a larger sequence number: it can only sink
+    sift_down(pos, e);  // later, or equal with a larger sequence number: it can only sink
   }
   s.when = when;
 }
 
 void EventQueue::cancel(TimerId id) {
-  Slot &s = slots_[id];
-  if (s.pos == kNotQueued) return;
-  const u32 pos = s.pos;
-  s.pos = kNotQueued;
+  const u32 pos = pos_[id];
+  if (pos == kNotQueued) return;
+  pos_[id] = kNotQueued;
   const Entry last = heap_.back();
   heap_.pop_back();
   if (last.id == id) return;
@@ -43,9 +44,9 @@ void EventQueue::cancel(TimerId id) {
 EventQueue::Fired EventQueue::pop() {
   assert(!heap_.empty());
   const Entry top = heap_[0];
-  Slot &s = slots_[top.id];
+  const Slot &s = slots_[top.id];
   Fired f{top.id, s.kind, s.arg, top.when};
-  s.pos = kNotQueued;
+  pos_[top.id] = kNotQueued;
   const Entry last = heap_.back();
   heap_.pop_back();
   if (last.id != top.id) sift_down(0, last);
