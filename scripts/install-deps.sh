@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(cmake g++ make python3 libgtest-dev libgmock-dev libbenchmark-dev
       libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libfmt-dev rt-app
-      libopenmpi-dev openmpi-bin)
+      libopenmpi-dev openmpi-bin clang libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -4,10 +4,10 @@
 #include <iostream>
 #include <vector>
 
+#include "cli/app.h"
 #include "cli/commands.h"
 #include "kernel/features.h"
 #include "kernel/tunables.h"
-#include "schedlab/version.h"
 
 namespace {
 
@@ -50,45 +50,10 @@ int cmd_help(const std::string &topic, CLI::App &app) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  CLI::App app{"schedlab: a simulator and lab for the Linux CPU scheduler (SMT core scheduling)"};
-  app.set_version_flag("--version", std::string("schedlab ") + kVersion);
-  app.require_subcommand(1);
-
-  std::vector<cli::Command> commands = {
-      cli::add_run_command(app),     cli::add_experiment_command(app),
-      cli::add_sweep_command(app),   cli::add_timeline_command(app),
-      cli::add_report_command(app),  cli::add_topology_command(app),
-      cli::add_measure_command(app), cli::add_compare_command(app),
-      cli::add_replay_command(app)};
-  std::string topic;
-  CLI::App *help = app.add_subcommand("help", "Explain the CLI, features or tunables");
-  help->add_option("topic", topic, "features | tunables");
-
-  // A first word that is not an option must name a command (CLI11 would only say that a
-  // subcommand is required).
-  if (argc > 1 && argv[1][0] != '-') {
-    std::string names;
-    bool known = false;
-    for (const CLI::App *sub : app.get_subcommands([](const CLI::App *) { return true; })) {
-      names += (names.empty() ? "" : ", ") + sub->get_name();
-      known |= sub->get_name() == argv[1];
-    }
-    if (!known) {
-      std::fprintf(stderr, "schedlab: unknown command '%s' (commands: %s)\n", argv[1],
-                   names.c_str());
-      return kExitBadInput;
-    }
-  }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError &e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
-    std::fprintf(stderr, "schedlab: %s\n", e.what());
-    std::fprintf(stderr, "Run 'schedlab --help' for usage.\n");
-    return kExitBadInput;
-  }
-  for (const cli::Command &c : commands)
+  cli::Cli cli;
+  if (const auto code = cli::parse_args(cli, argc, argv)) return *code;
+  for (const cli::Command &c : cli.commands)
     if (c.app->parsed()) return c.run();
-  if (help->parsed()) return cmd_help(topic, app);
+  if (cli.help->parsed()) return cmd_help(cli.topic, cli.app);
   return 0;
 }

@@ -24,6 +24,9 @@ constexpr Time kMaxDuration = static_cast<Time>(std::numeric_limits<std::int64_t
 // Far above any machine topology::validate() accepts, low enough that a typo such as
 // "0-4000000000" cannot make us allocate gigabytes before the machine check rejects it.
 constexpr int kMaxCpuNumber = 1 << 20;
+// The limit, named so that a user knows how far a duration may go (docs/limits.md).
+constexpr const char *kTooLarge =
+    "too large (at most 9223372036.854775807s, 2^63-1 ns: about 292 years)";
 
 bool is_space(char c) {
   return c == ' ' || c == '\t';
@@ -97,7 +100,7 @@ std::optional<Time> parse_duration(std::string_view text, std::string *why) {
   // overflow before the final range check.
   if (whole.find_first_not_of('0') != std::string_view::npos &&
       whole.size() - whole.find_first_not_of('0') > 20)
-    return bad("too large");
+    return bad(kTooLarge);
   unsigned __int128 ns = 0;
   for (char c : whole) ns = ns * 10 + static_cast<unsigned>(c - '0');
   ns *= unit;
@@ -107,7 +110,7 @@ std::optional<Time> parse_duration(std::string_view text, std::string *why) {
     frac_ns += static_cast<Time>(c - '0') * scale;
   }
   ns += frac_ns;
-  if (ns > kMaxDuration) return bad("too large");
+  if (ns > kMaxDuration) return bad(kTooLarge);
   return static_cast<Time>(ns);
 }
 
@@ -226,7 +229,8 @@ std::optional<std::vector<int>> parse_cpulist(std::string_view text, std::string
       if (!hi) return bad(kExpected);
     }
     if (!trim(item).empty()) return bad(kExpected);
-    if (*lo > kMaxCpuNumber || *hi > kMaxCpuNumber) return bad("CPU number too large");
+    if (*lo > kMaxCpuNumber || *hi > kMaxCpuNumber)
+      return bad(fmt::format("CPU number too large (at most {})", kMaxCpuNumber));
     if (*lo > *hi) return bad(fmt::format("range {}-{} is reversed", *lo, *hi));
     ranges.emplace_back(*lo, *hi);
     if (comma == std::string_view::npos) break;

@@ -645,7 +645,9 @@ TEST(ParseDuration, Messages) {
   EXPECT_FALSE(parse_duration("0.5ns", &why));
   EXPECT_EQ(why, "bad duration '0.5ns': not a whole number of nanoseconds");
   EXPECT_FALSE(parse_duration("1000000000000s", &why));
-  EXPECT_EQ(why, "bad duration '1000000000000s': too large");
+  EXPECT_EQ(why,
+            "bad duration '1000000000000s': too large (at most 9223372036.854775807s, 2^63-1 ns: "
+            "about 292 years)");
   EXPECT_FALSE(parse_duration("-3ms", &why));
   EXPECT_EQ(why, "bad duration '-3ms': must not be negative");
 }
