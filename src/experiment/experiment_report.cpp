@@ -304,12 +304,16 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
     cmps.push_back(std::move(jc));
   }
   j["comparisons"] = std::move(cmps);
-  ordered_json host;
-  host["wall_s"] = r.wall_s;
-  host["jobs"] = r.jobs;
-  host["peak_rss_kb"] = peak_rss_kb();
-  j["host"] = std::move(host);
+  j["host"] = host_json(r.wall_s, r.jobs);
   return j;
+}
+
+nlohmann::ordered_json host_json(double wall_s, unsigned jobs) {
+  ordered_json host;
+  host["wall_s"] = wall_s;
+  host["jobs"] = jobs;
+  host["peak_rss_kb"] = peak_rss_kb();
+  return host;
 }
 
 std::vector<std::size_t> present_bench_metrics(const std::vector<const ExperimentResult *> &rs) {

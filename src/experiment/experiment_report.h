@@ -53,6 +53,8 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
 
 // Keys carry their unit. Everything outside "host" is identical for every --jobs and rerun.
 nlohmann::ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats &st);
+// The "host" object of experiment and sweep JSON: wall time, jobs, peak RSS (never compared).
+nlohmann::ordered_json host_json(double wall_s, unsigned jobs);
 
 // config,seed,completion_time_s,forceidle_ns,events; one row per run, configurations in
 // scenario order, seeds ascending; configuration names quoted.

@@ -7,8 +7,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "experiment/host_stats.h"
-
 namespace schedlab::experiment {
 
 SweepParam parse_sweep_param(const std::string &text) {
@@ -147,11 +145,7 @@ nlohmann::ordered_json sweep_to_json(const SweepResult &r) {
     points.push_back(std::move(jp));
   }
   j["points"] = std::move(points);
-  ordered_json host;
-  host["wall_s"] = r.wall_s;
-  host["jobs"] = r.jobs;
-  host["peak_rss_kb"] = peak_rss_kb();
-  j["host"] = std::move(host);
+  j["host"] = host_json(r.wall_s, r.jobs);
   return j;
 }
 
