@@ -16,6 +16,11 @@ mkdir -p "$build/findings"
 fail=0
 for t in "${targets[@]}"; do
   work=$(mktemp -d)  # new inputs go here; the seed corpus in the repo stays as it is
+  # rt-app's own examples (Debian's rt-app package, GPL-2.0) seed the rt-app target from where
+  # the package installs them, rather than as copies in this repository.
+  if [ "$t" = fuzz_rtapp_json ] && [ -d /usr/share/doc/rt-app/examples ]; then
+    find /usr/share/doc/rt-app/examples -name '*.json' -exec cp -t "$work" {} + 2>/dev/null || true
+  fi
   echo "fuzz.sh: $t for $secs s"
   if ! "$build/fuzz/$t" "$work" "fuzz/corpus/$t" -max_total_time="$secs" -max_len=4096 \
       -timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 -print_final_stats=1 \
