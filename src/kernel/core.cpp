@@ -732,10 +732,10 @@ int Kernel::sched_core_push_forceidle(struct rq *rq) {
   const bool allow_busy = cfg_.tunables[TUNABLE_core_push_forceidle_busy] != 0;
   // Best first: earliest virtual deadline.
   std::vector<task_struct *> stuck;
-  for (sched_entity *se : rq->cfs.timeline) {
+  rq->cfs.tasks_timeline.for_each([&](sched_entity *se) {
     task_struct *p = task_of(se);
     if (p != rq->core_pick && !se->sched_delayed && p->core_cookie != cookie) stuck.push_back(p);
-  }
+  });
   std::stable_sort(stuck.begin(), stuck.end(), [](task_struct *a, task_struct *b) {
     return static_cast<s64>(a->se.deadline - b->se.deadline) < 0;
   });

@@ -22,14 +22,6 @@ inline s64 entity_key(const struct cfs_rq *cfs_rq, const sched_entity *se) {
   return static_cast<s64>(se->vruntime - cfs_rq->min_vruntime);
 }
 
-inline bool entity_before(const sched_entity *a, const sched_entity *b) {
-  return static_cast<s64>(a->deadline - b->deadline) < 0;
-}
-
-inline u64 min_vruntime(u64 a, u64 b) {
-  return static_cast<s64>(b - a) < 0 ? b : a;
-}
-
 inline s64 div_s64(s64 a, s64 b) {
   return a / b;
 }
@@ -91,10 +83,14 @@ u64 Kernel::avg_vruntime(struct cfs_rq *cfs_rq) const {
 }
 
 // Eligible iff vruntime <= V, tested without dividing: sum w_i (v_i - v0) >= (v - v0) sum w_i.
-bool Kernel::entity_eligible(struct cfs_rq *cfs_rq, sched_entity *se) const {
+bool Kernel::vruntime_eligible(const struct cfs_rq *cfs_rq, u64 vruntime) const {
   s64 avg, load;
   avg_vruntime_sums(cfs_rq, &avg, &load);
-  return avg >= static_cast<s64>(se->vruntime - cfs_rq->min_vruntime) * load;
+  return avg >= static_cast<s64>(vruntime - cfs_rq->min_vruntime) * load;
+}
+
+bool Kernel::entity_eligible(struct cfs_rq *cfs_rq, sched_entity *se) const {
+  return vruntime_eligible(cfs_rq, se->vruntime);
 }
 
 void Kernel::update_min_vruntime(struct cfs_rq *cfs_rq) {
@@ -106,10 +102,8 @@ void Kernel::update_min_vruntime(struct cfs_rq *cfs_rq) {
     else
       curr = nullptr;
   }
-  if (!cfs_rq->timeline.empty()) {
-    u64 tree_min = cfs_rq->timeline.front()->vruntime;
-    for (const sched_entity *se : cfs_rq->timeline) tree_min = min_vruntime(tree_min, se->vruntime);
-    vruntime = curr ? min_vruntime(vruntime, tree_min) : tree_min;
+  if (const sched_entity *root = cfs_rq->tasks_timeline.root()) {
+    vruntime = curr ? min_vruntime(vruntime, root->min_vruntime) : root->min_vruntime;
   }
   // __update_min_vruntime(): min_vruntime only moves forward; rebase the V sums with it.
   const s64 delta = static_cast<s64>(vruntime - cfs_rq->min_vruntime);
@@ -121,13 +115,11 @@ void Kernel::update_min_vruntime(struct cfs_rq *cfs_rq) {
 
 void Kernel::__enqueue_entity(struct cfs_rq *cfs_rq, sched_entity *se) {
   avg_vruntime_add(cfs_rq, se);
-  cfs_rq->timeline.push_back(se);
+  cfs_rq->tasks_timeline.insert(se);
 }
 
 void Kernel::__dequeue_entity(struct cfs_rq *cfs_rq, sched_entity *se) {
-  auto it = std::find(cfs_rq->timeline.begin(), cfs_rq->timeline.end(), se);
-  assert(it != cfs_rq->timeline.end());
-  cfs_rq->timeline.erase(it);
+  cfs_rq->tasks_timeline.erase(se);
   avg_vruntime_sub(cfs_rq, se);
 }
 
@@ -150,7 +142,8 @@ void Kernel::update_entity_lag(struct cfs_rq *cfs_rq, sched_entity *se) {
 u64 Kernel::cfs_rq_min_slice(struct cfs_rq *cfs_rq) const {
   u64 min_slice = ~u64{0};
   if (cfs_rq->curr && cfs_rq->curr->on_rq) min_slice = cfs_rq->curr->slice;
-  for (const sched_entity *se : cfs_rq->timeline) min_slice = std::min(min_slice, se->slice);
+  if (const sched_entity *root = cfs_rq->tasks_timeline.root())
+    min_slice = std::min(min_slice, root->min_slice);
   return min_slice;
 }
 
@@ -351,7 +344,7 @@ sched_entity *Kernel::pick_eevdf(struct cfs_rq *cfs_rq, bool protect) {
   sched_entity *curr = cfs_rq->curr;
   if (cfs_rq->nr_queued == 1) {
     if (curr && curr->on_rq) return curr;
-    return cfs_rq->timeline.empty() ? nullptr : cfs_rq->timeline.front();
+    return cfs_rq->tasks_timeline.root();
   }
   if (curr && (!curr->on_rq || !entity_eligible(cfs_rq, curr))) curr = nullptr;
   if (curr) {
@@ -363,10 +356,21 @@ sched_entity *Kernel::pick_eevdf(struct cfs_rq *cfs_rq, bool protect) {
       return curr;
     }
   }
-  // The eligible entity with the earliest deadline; ties go to the earlier insertion.
+  // The eligible entity with the earliest deadline (ties: the earlier queued). Heap search:
+  // go left while the left subtree holds an eligible vruntime, else take this node if it is
+  // eligible, else go right.
   sched_entity *best = nullptr;
-  for (sched_entity *se : cfs_rq->timeline) {
-    if ((!best || entity_before(se, best)) && entity_eligible(cfs_rq, se)) best = se;
+  for (sched_entity *node = cfs_rq->tasks_timeline.root(); node;) {
+    const sched_entity *left = node->run_node.left;
+    if (left && vruntime_eligible(cfs_rq, left->min_vruntime)) {
+      node = node->run_node.left;
+      continue;
+    }
+    if (entity_eligible(cfs_rq, node)) {
+      best = node;
+      break;
+    }
+    node = node->run_node.right;
   }
   if (!best || (curr && entity_before(curr, best))) best = curr;
   return best;

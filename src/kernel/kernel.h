@@ -102,6 +102,7 @@ class Kernel {
 
   // ---- fair.c: EEVDF ----
   u64 avg_vruntime(struct cfs_rq *cfs_rq) const;
+  bool vruntime_eligible(const struct cfs_rq *cfs_rq, u64 vruntime) const;
   bool entity_eligible(struct cfs_rq *cfs_rq, sched_entity *se) const;
   void update_curr(struct cfs_rq *cfs_rq);
   void place_entity(struct cfs_rq *cfs_rq, sched_entity *se, int flags);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernel/timeline.h"
 #include "machine/cpumask.h"
 #include "sim/time.h"
 
@@ -104,7 +105,15 @@ struct sched_entity {
   bool rel_deadline = false;
   bool custom_slice = false;
   sched_avg avg;
+  // The entity's node in its cfs_rq's tasks_timeline, with the subtree minima the tree keeps.
+  rb_run_node run_node;
+  u64 min_vruntime = 0;
+  u64 min_slice = 0;
 };
+
+inline bool entity_before(const sched_entity *a, const sched_entity *b) {
+  return static_cast<s64>(a->deadline - b->deadline) < 0;
+}
 
 struct task_struct {
   int pid = 0;
@@ -160,11 +169,8 @@ struct cfs_rq {
   // during a forced-idle episode.
   unsigned int forceidle_seq = 0;
   u64 min_vruntime_fi = 0;
-  // The rbtree of queued entities other than curr. MODEL: a vector in insertion order,
-  // searched linearly; it yields exactly the kernel's choices (ties go to the earlier
-  // insertion, as rb_add places equal keys to the right) and is faster for the short queues
-  // seen per CPU. docs/model.md.
-  std::vector<sched_entity *> timeline;
+  // The queued entities other than curr, by deadline (kernel/timeline.h).
+  Timeline tasks_timeline;
 };
 
 struct sched_domain_shared {

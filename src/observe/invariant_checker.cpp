@@ -286,13 +286,13 @@ void InvariantChecker::check_structure(Time now) {
         violate(Violation::Kind::Affinity, now, cpu, curr->pid,
                 task_name(curr) + " runs outside its affinity");
     }
-    for (const kernel::sched_entity *se : rq->cfs.timeline) {
+    rq->cfs.tasks_timeline.for_each([&](const kernel::sched_entity *se) {
       const task_struct *p = se->task;
       if (pid_of(p) <= max_pid) queued_[pid_of(p)]++;
       if (p->cpu != cpu)
         violate(Violation::Kind::Task, now, cpu, p->pid,
                 task_name(p) + " is queued here but its task_cpu is " + std::to_string(p->cpu));
-    }
+    });
     for (const auto &[p, flags] : rq->wake_list)
       if (pid_of(p) <= max_pid) waking_[pid_of(p)]++;
   }

@@ -2,8 +2,6 @@
 // Test-only hooks that break the kernel model behind its back, so that tests can show the
 // invariant checker catches each kind of broken state. Kernel declares KernelTestAccess a
 // friend; nothing outside tests/ includes this header.
-#include <algorithm>
-
 #include "kernel/kernel.h"
 
 namespace schedlab::kernel {
@@ -22,8 +20,7 @@ class KernelTestAccess {
   }
   // Takes a queued task off its runqueue's tree and leaves everything else (on_rq, counts).
   static void drop_from_rq(Kernel &k, task_struct *p) {
-    auto &tl = k.cpu_rq(p->cpu)->cfs.timeline;
-    tl.erase(std::remove(tl.begin(), tl.end(), &p->se), tl.end());
+    k.cpu_rq(p->cpu)->cfs.tasks_timeline.erase(&p->se);
   }
   // Gives p another cookie without the reschedule sched_core_update_cookie() sends to the
   // core, reported to the tracers as a cookie change.

@@ -82,6 +82,7 @@ TEST(InvariantChecker, ACleanModelReportsNothing) {
   c.f.settle(50 * kMs);  // ticks, preemption points
   c.at(50 * kMs);
   c.check.check_structure(50 * kMs);
+  b->__state = TASK_INTERRUPTIBLE;  // b goes to sleep, as set_current_state() does
   c.f.k.block_current(1);
   c.at(50 * kMs);
   const auto r = c.finish(60 * kMs);
