@@ -10,11 +10,13 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -402,6 +404,15 @@ class Translator {
 
   toml::table translate(const JValue &root, const std::string &stem);
 
+  // Where each translated group and phase came from: TOML-reader field paths such as
+  // "group[0].phases[2]" to the rt-app event's position and name ("task:phase:event"), so that
+  // the TOML reader's errors on the translated table point into the rt-app file.
+  struct Origin {
+    int line = 0, col = 0;
+    std::string field;
+  };
+  std::map<std::string, Origin> origins;
+
  private:
   struct Task {
     std::string name;
@@ -467,11 +478,12 @@ class Translator {
       if (x.key == key) return x.value;
     fail(obj, field, fmt::format("missing required key \"{}\"", key));
   }
-  toml::table read_task(const Task &t);
+  toml::table read_task(const Task &t, std::size_t group);
   // Appends a phase's events to `out`; returns the phase's loop count (-1: forever).
   i64 read_phase(const JValue &obj, const std::string &task, const std::string &phase,
-                 const std::vector<int> &task_cpus, RtPolicy task_policy,
-                 std::optional<i64> task_priority, bool events_only_here, toml::array &out);
+                 std::vector<Origin> &out_origins, const std::vector<int> &task_cpus,
+                 RtPolicy task_policy, std::optional<i64> task_priority, bool events_only_here,
+                 toml::array &out);
 
   const Error &err_;
   RtPolicy default_policy_ = RtPolicy::Other;
@@ -599,8 +611,9 @@ void Translator::read_schedlab(const JValue &s) {
 }
 
 i64 Translator::read_phase(const JValue &obj, const std::string &task, const std::string &phase,
-                           const std::vector<int> &task_cpus, RtPolicy task_policy,
-                           std::optional<i64> task_priority, bool task_level, toml::array &out) {
+                           std::vector<Origin> &out_origins, const std::vector<int> &task_cpus,
+                           RtPolicy task_policy, std::optional<i64> task_priority, bool task_level,
+                           toml::array &out) {
   const std::string where = task + ":" + phase;
   i64 loop = 1;
   bool any_event = false;
@@ -611,7 +624,10 @@ i64 Translator::read_phase(const JValue &obj, const std::string &task, const std
       const std::string why = unsupported_reason(*type);
       if (!why.empty()) fail(m, field, fmt::format("{} event: {}", *type, why));
       if (*type != "run" && *type != "runtime" && *type != "sleep") {
-        if (auto e = sync_event(m, *type, task, field)) out.push_back(std::move(*e));
+        if (auto e = sync_event(m, *type, task, field)) {
+          out.push_back(std::move(*e));
+          out_origins.push_back({m.line, m.col, field});
+        }
         continue;
       }
       const i64 ns = usec(m.value, field);
@@ -620,6 +636,7 @@ i64 Translator::read_phase(const JValue &obj, const std::string &task, const std
       // nothing in either.
       if (ns == 0) continue;
       out.push_back(toml::table{{std::string(*type), ns}});
+      out_origins.push_back({m.line, m.col, field});
       continue;
     }
     if (m.key == "loop") {
@@ -703,7 +720,7 @@ std::optional<toml::table> Translator::sync_event(const JMember &m, std::string_
   return toml::table{{key, name}};
 }
 
-toml::table Translator::read_task(const Task &t) {
+toml::table Translator::read_task(const Task &t, std::size_t group) {
   const JValue &obj = *t.obj;
   if (obj.type != JValue::Type::Object)
     err_.fail(t.line, t.col, t.name, fmt::format("expected an object, got {}", type_name(obj)));
@@ -761,6 +778,11 @@ toml::table Translator::read_task(const Task &t) {
   if (!policy_at && default_policy_at_) policy(*default_policy_at_, "global.default_policy");
 
   toml::array body;
+  const std::string gpath = fmt::format("group[{}]", group);
+  origins[gpath] = {t.line, t.col, t.name};
+  auto body_origin = [&](const Origin &o) {
+    origins[fmt::format("{}.phases[{}]", gpath, body.size())] = o;
+  };
   i64 thread_loop = 0;
   if (phases) {
     size_t nr = phases->obj.size();
@@ -770,13 +792,22 @@ toml::table Translator::read_task(const Task &t) {
         fail(p.value, t.name + ":" + p.key,
              fmt::format("expected an object, got {}", type_name(p.value)));
       toml::array events;
-      const i64 l = read_phase(p.value, t.name, p.key, task_cpus, pol, priority, false, events);
+      std::vector<Origin> where;
+      const i64 l =
+          read_phase(p.value, t.name, p.key, where, task_cpus, pol, priority, false, events);
       if (l < 0 && nr > 1)
         fail(p, t.name + ":" + p.key + ":loop",
              "a phase that loops forever (-1) is only supported in a task with one phase");
       if (l == 1 || (l < 0 && nr == 1)) {
-        for (auto &&e : events) body.push_back(std::move(e));
+        for (std::size_t i = 0; i < events.size(); i++) {
+          body_origin(where[i]);
+          body.push_back(std::move(*events.get(i)));
+        }
       } else if (!events.empty()) {
+        const std::string loop_path = fmt::format("{}.phases[{}]", gpath, body.size());
+        for (std::size_t i = 0; i < where.size(); i++)
+          origins[fmt::format("{}.phases[{}]", loop_path, i)] = where[i];
+        body_origin({p.line, p.col, t.name + ":" + p.key});
         body.push_back(toml::table{{"loop", l}, {"phases", std::move(events)}});
       }
       if (l < 0) loop = -1;
@@ -785,7 +816,10 @@ toml::table Translator::read_task(const Task &t) {
   } else {
     // Without "phases" the task object is its one phase; its "loop" is the phase's, and then
     // the thread runs that phase once; without "loop" it repeats forever.
-    const i64 l = read_phase(obj, t.name, "-", task_cpus, pol, priority, true, body);
+    std::vector<Origin> where;
+    const i64 l = read_phase(obj, t.name, "-", where, task_cpus, pol, priority, true, body);
+    for (std::size_t i = 0; i < where.size(); i++)
+      origins[fmt::format("{}.phases[{}]", gpath, i)] = where[i];
     thread_loop = loop ? (l < 0 ? -1 : l) : -1;
   }
   if (body.empty())
@@ -836,7 +870,7 @@ toml::table Translator::translate(const JValue &root, const std::string &stem) {
     fail(*tasks, "tasks", fmt::format("expected an object, got {}", type_name(*tasks)));
   toml::array groups;
   for (const JMember &m : tasks->obj) {
-    toml::table g = read_task(Task{m.key, &m.value, m.line, m.col});
+    toml::table g = read_task(Task{m.key, &m.value, m.line, m.col}, groups.size());
     // instance 0: rt-app creates the task's structures but no thread (it could be forked,
     // which schedlab refuses anyway).
     if (g["count"].value_or<i64>(1) == 0) continue;
@@ -862,11 +896,35 @@ toml::table Translator::translate(const JValue &root, const std::string &stem) {
 // The TOML reader names its fields as in a TOML scenario and has no positions for a table built
 // in memory; say where the value came from in the rt-app file instead.
 std::string reword(const std::string &what, const std::string &file,
-                   const std::vector<std::string> &groups) {
+                   const std::vector<std::string> &groups,
+                   const std::map<std::string, Translator::Origin> &origins) {
   const std::string head = file + ":1:1: error: ";
   if (what.rfind(head, 0) != 0) return what;
   std::string rest = what.substr(head.size());
   auto starts = [&](std::string_view p) { return rest.rfind(p, 0) == 0; };
+  const std::size_t colon = rest.find(": ");
+  if (starts("group[") && colon != std::string::npos) {
+    // The deepest translated group or phase the field lies in: its rt-app position and name,
+    // then what is left of the field unless it only repeats the event's name.
+    const std::string field = rest.substr(0, colon);
+    for (std::string prefix = field; !prefix.empty();) {
+      if (auto it = origins.find(prefix); it != origins.end()) {
+        const Translator::Origin &o = it->second;
+        std::string name = o.field;
+        std::string tail = field.substr(prefix.size());
+        if (!tail.empty() && tail[0] == '.') tail.erase(0, 1);
+        const std::size_t last = name.rfind(':');
+        std::string event = last == std::string::npos ? name : name.substr(last + 1);
+        while (!event.empty() && std::isdigit(static_cast<unsigned char>(event.back())))
+          event.pop_back();  // rt-app's "lock1", "run2": the same event kinds
+        if (!tail.empty() && tail != event && !(event == "broad" && tail == "broadcast"))
+          name += (last == std::string::npos ? ":" : ".") + tail;
+        return fmt::format("{}:{}:{}: error: {}{}", file, o.line, o.col, name, rest.substr(colon));
+      }
+      const std::size_t dot = prefix.rfind('.');
+      prefix = dot == std::string::npos ? "" : prefix.substr(0, dot);
+    }
+  }
   if (starts("group[")) {
     const size_t close = rest.find(']');
     const size_t idx = std::stoul(rest.substr(6, close - 6));
@@ -904,7 +962,7 @@ Scenario parse_rtapp(std::string_view text, const std::string &file_name) {
   try {
     return read_scenario_table(table, file_name);
   } catch (const ScenarioError &e) {
-    throw ScenarioError(reword(e.what(), file_name, groups));
+    throw ScenarioError(reword(e.what(), file_name, groups, tr.origins));
   }
 }
 

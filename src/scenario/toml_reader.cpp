@@ -230,6 +230,7 @@ class Reader {
   Phase read_phase(const toml::node &n, const std::string &path) const;
   // The index of a named timer, barrier, condition or mutex, added on first use.
   std::uint32_t resource(workload::Resource::Kind kind, const std::string &name) const;
+  void check_locks(const toml::node &n, const std::string &path, const Phase &p) const;
   ConfigSpec read_config(const toml::table &t, const std::string &path, const Scenario &s) const;
   CookieShorthand read_cookie(const toml::node &n, const std::string &path,
                               const Scenario &s) const;
@@ -241,6 +242,8 @@ class Reader {
 
   std::string file_;
   mutable std::vector<workload::Resource> resources_;  // read() hands them to the Scenario
+  // The mutexes a group's task holds at the phase being read (check_locks()).
+  mutable std::vector<std::uint32_t> held_;
 };
 
 void Reader::check_keys(const toml::table &t, std::string_view path,
@@ -670,7 +673,16 @@ TaskGroupSpec Reader::read_group(const toml::table &t, const std::string &path, 
   if (!phases)
     fail(at(t), join(path, "phases"),
          "missing required key (a group needs phases unless stress = true)");
+  held_.clear();
   g.phases = read_phases(*phases, join(path, "phases"));
+  if (!held_.empty())
+    fail(at(*phases), join(path, "phases"),
+         fmt::format("mutex '{}' is still locked when the phases end: {}",
+                     resources_[held_.front()].name,
+                     g.loops == 1 ? "the task would exit holding it and its other users wait "
+                                    "forever (unlock it before the end)"
+                                  : "the next loop would lock it again and deadlock (unlock "
+                                    "it before the end)"));
   if (g.loops == 0 && !takes_time(g.phases))
     fail(at(*phases), join(path, "phases"),
          "the task loops forever and none of its phases takes time or waits (a run, runtime or "
@@ -828,8 +840,48 @@ std::vector<Phase> Reader::read_phases(const toml::node &n, const std::string &p
   const toml::array &a = array(n, path);
   if (a.empty()) fail(at(n), path, "must not be empty (list at least one phase)");
   std::vector<Phase> out;
-  for (const toml::node &p : a) out.push_back(read_phase(p, element(path, out.size())));
+  for (const toml::node &p : a) {
+    const std::string field = element(path, out.size());
+    out.push_back(read_phase(p, field));
+    check_locks(p, field, out.back());
+  }
   return out;
+}
+
+// A task uses its mutexes as pthread code must: rt-app's are plain, non-recursive mutexes, so
+// locking one twice deadlocks, unlocking one not held is undefined, and a condition wait
+// needs its mutex held. The phases are checked in the order the task runs them.
+void Reader::check_locks(const toml::node &n, const std::string &path, const Phase &p) const {
+  const auto held = [&](std::uint32_t r) {
+    return std::find(held_.begin(), held_.end(), r) != held_.end();
+  };
+  const auto name = [&](std::uint32_t r) { return resources_[r].name; };
+  switch (p.kind) {
+    case Phase::Kind::Lock:
+      if (held(p.res))
+        fail(at(n), join(path, "lock"),
+             fmt::format("the task already holds mutex '{}' here: locking it again would "
+                         "deadlock (mutexes are not recursive)",
+                         name(p.res)));
+      held_.push_back(p.res);
+      break;
+    case Phase::Kind::Unlock:
+      if (!held(p.res))
+        fail(at(n), join(path, "unlock"),
+             fmt::format("the task does not hold mutex '{}' here (lock it first)", name(p.res)));
+      held_.erase(std::find(held_.begin(), held_.end(), p.res));
+      break;
+    case Phase::Kind::Wait:
+    case Phase::Kind::Sync:
+      if (!held(p.res2))
+        fail(at(n), join(path, "mutex"),
+             fmt::format("waiting on '{}' needs mutex '{}' held, and the task does not hold it "
+                         "here (lock it first)",
+                         name(p.res), name(p.res2)));
+      break;
+    default:  // loops: read_phase() checked their body
+      break;
+  }
 }
 
 Phase Reader::read_phase(const toml::node &n, const std::string &path) const {
@@ -881,7 +933,18 @@ Phase Reader::read_phase(const toml::node &n, const std::string &path) const {
     auto body = t.find("phases");
     if (body == t.end())
       fail(at(t), join(path, "phases"), "missing required key (a loop needs phases = [...])");
+    std::vector<std::uint32_t> before = held_;
     p.body = read_phases(body->second, join(path, "phases"));
+    // Each pass must leave the task's mutexes as it found them, or the next pass would lock
+    // one twice or unlock one it no longer holds.
+    std::vector<std::uint32_t> after = held_;
+    std::sort(before.begin(), before.end());
+    std::sort(after.begin(), after.end());
+    if (p.count > 1 && before != after)
+      fail(at(body->second), join(path, "phases"),
+           "a pass of the loop locks or unlocks a mutex without the reverse, so its next pass "
+           "would deadlock or unlock a mutex it does not hold (balance lock and unlock within "
+           "the loop)");
     return p;
   }
   if (k == "run" || k == "runtime" || k == "sleep") {

@@ -64,7 +64,7 @@ check_one "notasks.json:1:11: error: tasks: no task with at least one instance" 
 rt forever '{"tasks": {"t": {"run": 100}}}'
 check_one "forever.json: error: global.duration: every task loops forever" run "$tmp/forever.json"
 rt badcpu '{"global":{"duration":1},"tasks": {"t": {"run": 1000, "cpus": [99]}}}'
-check_one "badcpu.json: error: tasks.t.cpus: cpu 99 does not exist" run "$tmp/badcpu.json"
+check_one "badcpu.json:1:36: error: t:cpus: cpu 99 does not exist" run "$tmp/badcpu.json"
 rt instance '{"global":{"duration":1},"tasks": {"t": {"run": 1000, "instance": -2}}}'
 check_one "instance.json:1:67: error: t:instance: must be between 0 and 1000000, got -2" run "$tmp/instance.json"
 rt policy '{"global":{"duration":1},"tasks": {"t": {"run": 1000, "policy": "SCHED_BOGUS"}}}'
@@ -75,6 +75,17 @@ rt topo '{"global":{"duration":1},"tasks": {"t": {"run": 1000}}, "schedlab": {"m
 check_one "topo.json: error: schedlab.machine.sockets: must be between 1 and 8192, got 0" run "$tmp/topo.json"
 rt phases '{"global":{"duration":1},"tasks": {"t": {"phases": {}}}}'
 check_one "phases.json:1:52: error: t:phases: no phases" run "$tmp/phases.json"
+# Mutex discipline (rt-app's mutexes are plain pthread mutexes), reported at the rt-app event.
+rt unlock '{"global":{"duration":1},"tasks": {"t": {"unlock": "m", "run": 100}}}'
+check_one "unlock.json:1:42: error: t:-:unlock: the task does not hold mutex 'm' here" run "$tmp/unlock.json"
+rt relock '{"global":{"duration":1},"tasks": {"t": {"lock": "m", "lock2": "m", "run": 100, "unlock": "m"}}}'
+check_one "relock.json:1:55: error: t:-:lock2: the task already holds mutex 'm' here" run "$tmp/relock.json"
+rt held '{"global":{"duration":1},"tasks": {"t": {"lock": "m", "run": 100}}}'
+check_one "held.json:1:36: error: t:phases: mutex 'm' is still locked when the phases end" run "$tmp/held.json"
+rt waitnomutex '{"global":{"duration":1},"tasks": {"t": {"wait": {"ref": "c", "mutex": "m"}, "run": 100}}}'
+check_one "waitnomutex.json:1:42: error: t:-:wait.mutex: waiting on 'c' needs mutex 'm' held" run "$tmp/waitnomutex.json"
+rt looplock '{"global":{"duration":1},"tasks": {"t": {"phases": {"a": {"loop": 3, "lock": "m", "run": 100}, "b": {"unlock": "m"}}}}}'
+check_one "looplock.json:1:53: error: t:a.phases: a pass of the loop locks or unlocks a mutex without the reverse" run "$tmp/looplock.json"
 # ftrace text traces
 : > "$tmp/empty.trace"
 check_one "empty.trace:0: error: no scheduler events" replay "$tmp/empty.trace"

@@ -148,8 +148,8 @@ TEST(RtApp, TimersYieldAndSynchronisationBecomePhasesOnNamedResources) {
              "timer1": { "ref": "shared", "period": 200, "mode": "absolute" },
              "timer2": { "ref": "off", "period": 0 },
              "barrier": "B", "yield": "", "suspend", "resume": "b" },
-      "b": { "loop": 1, "run": 1, "suspend": "b", "signal": "c", "broad": "c",
-             "sync": { "ref": "m", "mutex": "m" }, "barrier": "B" }
+      "b": { "loop": 1, "run": 1, "suspend": "b", "signal": "c", "broad": "c", "lock": "m",
+             "sync": { "ref": "m", "mutex": "m" }, "unlock": "m", "barrier": "B" }
     }
   })",
                                  "t.json");
@@ -179,7 +179,7 @@ TEST(RtApp, TimersYieldAndSynchronisationBecomePhasesOnNamedResources) {
   EXPECT_EQ(res(a[7].res), std::make_pair(RK::Cond, std::string("a")));
   EXPECT_EQ(a[8].kind, Kind::Resume);
   const auto &b = s.groups.at(1).phases;
-  ASSERT_EQ(b.size(), 6u);
+  ASSERT_EQ(b.size(), 8u);
   EXPECT_EQ(b[1].kind, Kind::Suspend);
   EXPECT_EQ(res(b[1].res), std::make_pair(RK::Cond, std::string("b")));
   EXPECT_EQ(a[8].res, b[1].res);
@@ -187,10 +187,10 @@ TEST(RtApp, TimersYieldAndSynchronisationBecomePhasesOnNamedResources) {
   EXPECT_EQ(b[3].kind, Kind::Broadcast);
   EXPECT_EQ(b[3].res, a[1].res);
   // A mutex and a condition may share a name: they are different resources.
-  EXPECT_EQ(b[4].kind, Kind::Sync);
-  EXPECT_EQ(res(b[4].res), std::make_pair(RK::Cond, std::string("m")));
-  EXPECT_EQ(b[4].res2, a[0].res);
-  EXPECT_EQ(b[5].res, a[5].res);
+  EXPECT_EQ(b[5].kind, Kind::Sync);
+  EXPECT_EQ(res(b[5].res), std::make_pair(RK::Cond, std::string("m")));
+  EXPECT_EQ(b[5].res2, a[0].res);
+  EXPECT_EQ(b[7].res, a[5].res);
 }
 
 TEST(RtApp, RealTimePoliciesAndPerPhaseChangesAreRefused) {
@@ -214,9 +214,14 @@ TEST(RtApp, BadInputNamesWhatIsWrong) {
   EXPECT_NE(error_of(R"({"tasks": {"t": {"run": -1}}})").find("t:-:run: must be between"),
             std::string::npos);
   EXPECT_NE(error_of(R"({"tasks": {"t": {"loop": 1}}})").find("no events"), std::string::npos);
-  // A CPU the machine lacks: the TOML reader's check, reworded to name the rt-app task.
+  // A CPU the machine lacks: the TOML reader's check, reworded to name the rt-app task and
+  // placed at it.
   const std::string cpu = error_of(R"({"tasks": {"t": {"cpus": [9], "loop": 1, "run": 1}}})");
-  EXPECT_EQ(cpu, "t.json: error: tasks.t.cpus: cpu 9 does not exist (the machine has 8 CPUs: 0-7)");
+  EXPECT_EQ(cpu, "t.json:1:12: error: t:cpus: cpu 9 does not exist (the machine has 8 CPUs: 0-7)");
+  // So is the mutex discipline the TOML reader checks, at the rt-app event.
+  EXPECT_EQ(
+      error_of(R"({"tasks": {"t": {"loop": 2, "run": 1, "unlock": "m"}}})"),
+      "t.json:1:39: error: t:-:unlock: the task does not hold mutex 'm' here (lock it first)");
   EXPECT_NE(error_of(R"({"tasks": {"t": {"run": 1}}, "schedlab": {"machin": {}}})")
                 .find("schedlab.machin: unknown key"),
             std::string::npos);
