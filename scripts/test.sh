@@ -20,7 +20,7 @@ step cmake --build --preset asan -j "$jobs"
 step ctest --preset asan -j "$jobs"
 # Release and ASan+UBSan give byte-identical results (outside "host").
 step bash tests/cli/build_determinism.sh build/release/schedlab build/asan/schedlab "$PWD"
-# ThreadSanitizer over the parallel runner: only schedlab and the unit tests, a few tests.
+# ThreadSanitizer over the parallel runner: schedlab only, with its experiment, sweep and --jobs tests (cli_experiment, cli_parallel_determinism).
 step cmake --preset tsan >/dev/null
 step cmake --build --preset tsan -j "$jobs"
 step ctest --preset tsan -j "$jobs"

@@ -29,6 +29,10 @@ check "experiment: 1 process and 2 ranks run" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]'
 check "experiment: JSON identical outside host" 'same_json "$tmp/1.json" "$tmp/2.json"'
 check "experiment: CSV identical" 'cmp -s "$tmp/1.csv" "$tmp/2.csv"'
 check "experiment: one table (rank 0 prints), identical" 'cmp -s <(grep -v "runs in" "$tmp/1.out") <(grep -v "runs in" "$tmp/2.out")'
+# 3 ranks: the runs do not divide evenly among them; still the same bytes.
+timeout 300 mpirun -np 3 --oversubscribe "$bin" experiment "$sc" --runs 5 --jobs 1 --mpi \
+  --json "$tmp/3.json" --csv "$tmp/3.csv" >/dev/null; rc3=$?
+check "experiment: 3 ranks run, JSON and CSV identical" '[ $rc3 -eq 0 ] && same_json "$tmp/1.json" "$tmp/3.json" && cmp -s "$tmp/1.csv" "$tmp/3.csv"'
 args=(--param machine.cores_per_llc=4,8 --config Cookie --runs 3 --jobs 1)
 "$bin" sweep "$sc" "${args[@]}" --json "$tmp/s1.json" --csv "$tmp/s1.csv" >/dev/null; rc1=$?
 mpi "$bin" sweep "$sc" "${args[@]}" --mpi --json "$tmp/s2.json" --csv "$tmp/s2.csv" >/dev/null; rc2=$?
