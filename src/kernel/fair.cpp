@@ -286,7 +286,7 @@ void Kernel::enqueue_task_fair(struct rq *rq, task_struct *p, int flags) {
   rq->cfs.h_nr_runnable++;
   if (p->policy == SCHED_IDLE) rq->cfs.h_nr_idle++;
   rq->nr_running++;
-  rq->cfs_tasks.insert(rq->cfs_tasks.begin(), p);
+  rq->cfs_tasks.push_front(p);
   if (rq->nr_running >= 2) rd_overloaded_ = true;  // add_nr_running(): set_rd_overloaded()
 }
 
@@ -332,7 +332,7 @@ bool Kernel::dequeue_task_fair(struct rq *rq, task_struct *p, int flags) {
   rq->cfs.h_nr_runnable--;
   if (p->policy == SCHED_IDLE) rq->cfs.h_nr_idle--;
   rq->nr_running--;
-  rq->cfs_tasks.erase(std::find(rq->cfs_tasks.begin(), rq->cfs_tasks.end(), p));
+  rq->cfs_tasks.erase(p);
   if (flags & DEQUEUE_DELAYED) p->on_rq = 0;  // __block_task(): the delayed sleep completes
   return true;
 }
@@ -421,10 +421,7 @@ void Kernel::put_prev_task_fair(struct rq *rq, task_struct *prev) {
 
 void Kernel::set_next_task_fair(struct rq *rq, task_struct *p) {
   // The picked task moves to the head of cfs_tasks: balancing tries it last.
-  if (p->on_rq == TASK_ON_RQ_QUEUED) {
-    auto it = std::find(rq->cfs_tasks.begin(), rq->cfs_tasks.end(), p);
-    std::rotate(rq->cfs_tasks.begin(), it, it + 1);
-  }
+  if (p->on_rq == TASK_ON_RQ_QUEUED) rq->cfs_tasks.move_to_front(p);
   set_next_entity(&rq->cfs, &p->se);
 }
 

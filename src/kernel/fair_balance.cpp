@@ -325,15 +325,17 @@ static bool can_migrate_task(Kernel &k, task_struct *p, lb_env &env) {
 }
 
 static int detach_tasks(Kernel &k, lb_env &env) {
-  std::vector<task_struct *> &tasks = env.src_rq->cfs_tasks;
+  TaskList &tasks = env.src_rq->cfs_tasks;
   int detached = 0;
   if (env.imbalance <= 0) return 0;
   if (k.config().features.on[__SCHED_FEAT_LB_COOKIE_PREF]) {
     // INFERRED: try first the tasks whose cookie the destination core runs (or could run, the
     // core being idle): they go to the tail, where detaching starts, in their LRU order.
-    std::stable_partition(tasks.begin(), tasks.end(), [&](task_struct *p) {
-      return !k.sched_core_cookie_match(env.dst_rq, p);
-    });
+    task_struct *last = tasks.back();
+    for (task_struct *p = tasks.front(), *next; p; p = next) {
+      next = p == last ? nullptr : TaskList::next(p);
+      if (k.sched_core_cookie_match(env.dst_rq, p)) tasks.move_to_back(p);
+    }
   }
   while (!tasks.empty()) {
     if (env.idle != Kernel::__CPU_NOT_IDLE && env.src_rq->nr_running <= 1) break;
@@ -375,7 +377,7 @@ static int detach_tasks(Kernel &k, lb_env &env) {
     }
     if (!move) {
       // Skipped: rotate it to the head so that the next candidate comes up.
-      std::rotate(tasks.begin(), tasks.end() - 1, tasks.end());
+      tasks.move_to_front(p);
       continue;
     }
     // detach_task(), then attach_task() at once: the kernel batches the attaches after
@@ -556,9 +558,7 @@ void Kernel::active_load_balance_cpu_stop(struct rq *busiest_rq) {
   env.flags = LBF_ACTIVE_LB;
   env.type = migrate_task;
   // detach_one_task(): the least recently run task that may go.
-  std::vector<task_struct *> &tasks = busiest_rq->cfs_tasks;
-  for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) {
-    task_struct *p = *it;
+  for (task_struct *p = busiest_rq->cfs_tasks.back(); p; p = TaskList::prev(p)) {
     if (!can_migrate_task(*this, p, env)) continue;
     deactivate_task(busiest_rq, p, DEQUEUE_NOCLOCK);
     set_task_cpu(p, target_cpu);

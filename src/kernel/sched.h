@@ -146,6 +146,49 @@ struct task_struct {
   unsigned int core_occupation = 0;
   u64 core_forceidle_sum = 0;  // se.stats.core_forceidle_sum
   u64 nr_switches = 0, nr_voluntary_switches = 0, nr_involuntary_switches = 0;
+  // se.group_node: the task's place in its rq's cfs_tasks list.
+  task_struct *group_prev = nullptr, *group_next = nullptr;
+};
+
+// rq->cfs_tasks: the queued fair tasks as the kernel's list_head through se.group_node, so
+// that queueing, picking (which moves the task to the front) and the balancer's rotation are
+// O(1) however long the queue is. Front: most recently picked or queued.
+class TaskList {
+ public:
+  bool empty() const { return !head_; }
+  task_struct *front() const { return head_; }
+  task_struct *back() const { return tail_; }
+  static task_struct *next(const task_struct *p) { return p->group_next; }
+  static task_struct *prev(const task_struct *p) { return p->group_prev; }
+
+  void push_front(task_struct *p) {  // list_add()
+    p->group_prev = nullptr;
+    p->group_next = head_;
+    (head_ ? head_->group_prev : tail_) = p;
+    head_ = p;
+  }
+  void push_back(task_struct *p) {  // list_add_tail()
+    p->group_next = nullptr;
+    p->group_prev = tail_;
+    (tail_ ? tail_->group_next : head_) = p;
+    tail_ = p;
+  }
+  void erase(task_struct *p) {  // list_del()
+    (p->group_prev ? p->group_prev->group_next : head_) = p->group_next;
+    (p->group_next ? p->group_next->group_prev : tail_) = p->group_prev;
+    p->group_prev = p->group_next = nullptr;
+  }
+  void move_to_front(task_struct *p) {  // list_move()
+    erase(p);
+    push_front(p);
+  }
+  void move_to_back(task_struct *p) {  // list_move_tail()
+    erase(p);
+    push_back(p);
+  }
+
+ private:
+  task_struct *head_ = nullptr, *tail_ = nullptr;
 };
 
 struct cfs_rq {
@@ -236,7 +279,7 @@ struct rq {
   u64 yld_count = 0;  // sched_yield() calls (schedstat)
   // Load balancing: queued fair tasks, most recently picked first (rq->cfs_tasks); balancing
   // tries the least recently run ones first.
-  std::vector<task_struct *> cfs_tasks;
+  TaskList cfs_tasks;
   // Newidle balance observables, and the CPU time it spent, charged to the CPU as a stall
   // before its next task runs.
   u64 newidle_attempts = 0, newidle_skipped_avg_idle = 0, newidle_pulled = 0;

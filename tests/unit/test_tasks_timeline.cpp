@@ -113,5 +113,49 @@ TEST(TasksTimeline, StaysLogarithmicallyDeepWithSortedInsertions) {
   EXPECT_LE(tree.root()->run_node.height, 17);
 }
 
+// rq->cfs_tasks against a vector doing what the list's users ask of it.
+TEST(CfsTasksList, MatchesAVectorThroughQueueingPicksAndRotations) {
+  sim::Stream rng(11, {2});
+  std::vector<std::unique_ptr<task_struct>> pool;
+  for (int i = 0; i < 64; i++) pool.push_back(std::make_unique<task_struct>());
+  TaskList list;
+  std::vector<task_struct *> model;  // front first
+  auto in_model = [&](task_struct *p) {
+    return std::find(model.begin(), model.end(), p) != model.end();
+  };
+  for (int step = 0; step < 20000; step++) {
+    task_struct *p = pool[rng.uniform_u64(0, pool.size() - 1)].get();
+    switch (rng.uniform_u64(0, 3)) {
+      case 0:  // enqueue
+        if (in_model(p)) break;
+        list.push_front(p);
+        model.insert(model.begin(), p);
+        break;
+      case 1:  // dequeue
+        if (!in_model(p)) break;
+        list.erase(p);
+        model.erase(std::find(model.begin(), model.end(), p));
+        break;
+      case 2:  // picked: to the front
+        if (!in_model(p)) break;
+        list.move_to_front(p);
+        std::rotate(model.begin(), std::find(model.begin(), model.end(), p),
+                    std::find(model.begin(), model.end(), p) + 1);
+        break;
+      default:  // the balancer skips the last one: to the front
+        if (model.empty()) break;
+        list.move_to_front(list.back());
+        std::rotate(model.begin(), model.end() - 1, model.end());
+        break;
+    }
+    std::vector<task_struct *> fwd, rev;
+    for (task_struct *q = list.front(); q; q = TaskList::next(q)) fwd.push_back(q);
+    for (task_struct *q = list.back(); q; q = TaskList::prev(q)) rev.insert(rev.begin(), q);
+    ASSERT_EQ(fwd, model) << "step " << step;
+    ASSERT_EQ(rev, model) << "step " << step;
+    ASSERT_EQ(list.empty(), model.empty());
+  }
+}
+
 }  // namespace
 }  // namespace schedlab::kernel
