@@ -49,25 +49,15 @@ void Timeline::replace_child(sched_entity *parent, sched_entity *old_child,
   if (new_child) new_child->run_node.parent = parent;
 }
 
-// x's right child takes x's place; x becomes its left child.
-sched_entity *Timeline::rotate_left(sched_entity *x) {
-  sched_entity *y = x->run_node.right;
-  x->run_node.right = y->run_node.left;
-  if (y->run_node.left) y->run_node.left->run_node.parent = x;
+// Rotates x down to the left (its right child takes its place) or to the right.
+sched_entity *Timeline::rotate(sched_entity *x, bool to_left) {
+  sched_entity *&rising = to_left ? x->run_node.right : x->run_node.left;
+  sched_entity *y = rising;
+  sched_entity *&inner = to_left ? y->run_node.left : y->run_node.right;
+  rising = inner;
+  if (inner) inner->run_node.parent = x;
   replace_child(x->run_node.parent, x, y);
-  y->run_node.left = x;
-  x->run_node.parent = y;
-  update(x);
-  update(y);
-  return y;
-}
-
-sched_entity *Timeline::rotate_right(sched_entity *x) {
-  sched_entity *y = x->run_node.left;
-  x->run_node.left = y->run_node.right;
-  if (y->run_node.right) y->run_node.right->run_node.parent = x;
-  replace_child(x->run_node.parent, x, y);
-  y->run_node.right = x;
+  inner = x;
   x->run_node.parent = y;
   update(x);
   update(y);
@@ -80,12 +70,12 @@ sched_entity *Timeline::rebalance(sched_entity *n) {
   sched_entity *l = n->run_node.left, *r = n->run_node.right;
   const int balance = height(l) - height(r);
   if (balance > 1) {
-    if (height(l->run_node.left) < height(l->run_node.right)) rotate_left(l);
-    return rotate_right(n);
+    if (height(l->run_node.left) < height(l->run_node.right)) rotate(l, true);
+    return rotate(n, false);
   }
   if (balance < -1) {
-    if (height(r->run_node.right) < height(r->run_node.left)) rotate_right(r);
-    return rotate_left(n);
+    if (height(r->run_node.right) < height(r->run_node.left)) rotate(r, false);
+    return rotate(n, true);
   }
   return n;
 }

@@ -45,8 +45,7 @@ class Timeline {
 
  private:
   void replace_child(sched_entity *parent, sched_entity *old_child, sched_entity *new_child);
-  sched_entity *rotate_left(sched_entity *x);
-  sched_entity *rotate_right(sched_entity *x);
+  sched_entity *rotate(sched_entity *x, bool to_left);
   sched_entity *rebalance(sched_entity *n);
   void retrace(sched_entity *n);
 
