@@ -4,6 +4,7 @@
 // reschedules one CPU, so the pick looks at its sibling's queue and may force it idle.
 #include <benchmark/benchmark.h>
 
+#include "bench_cookies.h"
 #include "kernel/kernel.h"
 #include "sim/random.h"
 
@@ -30,15 +31,7 @@ void populate(Kernel &k, const Topology &topo, sim::Stream &rng, bool cookies) {
     const int n = 1 + static_cast<int>(rng.uniform_u64(0, 2));
     for (int i = 0; i < n; i++) {
       task_struct *p = k.create_task("t", 0, SCHED_NORMAL, topo.all());
-      if (cookies && rng.uniform_u64(0, 1)) {
-        if (static_cast<int>(owners.size()) < nr_cookies) {
-          k.sched_core_share_pid(Kernel::PR_SCHED_CORE_CREATE, p, Kernel::PIDTYPE_PID, p);
-          owners.push_back(p);
-        } else {
-          task_struct *o = owners[rng.uniform_u64(0, owners.size() - 1)];
-          k.sched_core_share_pid(Kernel::PR_SCHED_CORE_SHARE_TO, p, Kernel::PIDTYPE_PID, o);
-        }
-      }
+      if (cookies && rng.uniform_u64(0, 1)) bench::tag_with_cookie(k, p, owners, nr_cookies, rng);
       if (i == 0)
         k.test_run(p, c);
       else

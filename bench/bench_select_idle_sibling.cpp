@@ -4,6 +4,7 @@
 // fast-path cookie check on (the cookie tests of the search).
 #include <benchmark/benchmark.h>
 
+#include "bench_cookies.h"
 #include "kernel/kernel.h"
 #include "sim/random.h"
 
@@ -27,15 +28,7 @@ static void run_sis(benchmark::State &state, bool idle_core_hint, bool cookies =
   for (int c = 0; c < cpus; c++) {
     if (!rng.uniform_u64(0, 1)) continue;
     task_struct *hog = k.create_task("hog", 0, SCHED_NORMAL, topo.all());
-    if (cookies && rng.uniform_u64(0, 1)) {
-      if (static_cast<int>(owners.size()) < nr_cookies) {
-        k.sched_core_share_pid(Kernel::PR_SCHED_CORE_CREATE, hog, Kernel::PIDTYPE_PID, hog);
-        owners.push_back(hog);
-      } else {
-        task_struct *o = owners[rng.uniform_u64(0, owners.size() - 1)];
-        k.sched_core_share_pid(Kernel::PR_SCHED_CORE_SHARE_TO, hog, Kernel::PIDTYPE_PID, o);
-      }
-    }
+    if (cookies && rng.uniform_u64(0, 1)) bench::tag_with_cookie(k, hog, owners, nr_cookies, rng);
     k.test_run(hog, c);
   }
   for (int c = 0; c < cpus; c += spec.cores_per_llc * 2)

@@ -896,7 +896,6 @@ toml::table Translator::translate(const JValue &root, const std::string &stem) {
 // The TOML reader names its fields as in a TOML scenario and has no positions for a table built
 // in memory; say where the value came from in the rt-app file instead.
 std::string reword(const std::string &what, const std::string &file,
-                   const std::vector<std::string> &groups,
                    const std::map<std::string, Translator::Origin> &origins) {
   const std::string head = file + ":1:1: error: ";
   if (what.rfind(head, 0) != 0) return what;
@@ -905,7 +904,8 @@ std::string reword(const std::string &what, const std::string &file,
   const std::size_t colon = rest.find(": ");
   if (starts("group[") && colon != std::string::npos) {
     // The deepest translated group or phase the field lies in: its rt-app position and name,
-    // then what is left of the field unless it only repeats the event's name.
+    // then what is left of the field unless it only repeats the event's name. Every group
+    // is in origins, so a group's field finds at least its task.
     const std::string field = rest.substr(0, colon);
     for (std::string prefix = field; !prefix.empty();) {
       if (auto it = origins.find(prefix); it != origins.end()) {
@@ -925,11 +925,7 @@ std::string reword(const std::string &what, const std::string &file,
       prefix = dot == std::string::npos ? "" : prefix.substr(0, dot);
     }
   }
-  if (starts("group[")) {
-    const size_t close = rest.find(']');
-    const size_t idx = std::stoul(rest.substr(6, close - 6));
-    rest = "tasks." + (idx < groups.size() ? groups[idx] : "?") + rest.substr(close + 1);
-  } else if (starts("config")) {
+  if (starts("config")) {
     rest = "schedlab.configs" + rest.substr(6);
   } else if (starts("compare")) {
     rest = "schedlab.compares" + rest.substr(7);
@@ -956,13 +952,10 @@ Scenario parse_rtapp(std::string_view text, const std::string &file_name) {
   const JValue root = Parser(text, err).parse_document();
   Translator tr(err);
   const toml::table table = tr.translate(root, std::filesystem::path(file_name).stem().string());
-  std::vector<std::string> groups;
-  if (const toml::array *g = table["group"].as_array())
-    for (const toml::node &n : *g) groups.push_back(n.as_table()->get("name")->value_or(""));
   try {
     return read_scenario_table(table, file_name);
   } catch (const ScenarioError &e) {
-    throw ScenarioError(reword(e.what(), file_name, groups, tr.origins));
+    throw ScenarioError(reword(e.what(), file_name, tr.origins));
   }
 }
 
