@@ -198,7 +198,10 @@ void Simulation::settle(int cpu) {
   if (!e.w || now_ <= e.seg_start) return;
   if (e.w->act.kind == Action::Kind::Run || e.w->act.kind == Action::Kind::Runtime) {
     const u64 done =
-        static_cast<u64>((static_cast<unsigned __int128>(now_ - e.seg_start) * e.speed) >> 16);
+        e.speed == kSpeedOne
+            ? now_ - e.seg_start
+            : static_cast<u64>((static_cast<unsigned __int128>(now_ - e.seg_start) * e.speed) >>
+                               16);
     e.w->remaining -= done < e.w->remaining ? done : e.w->remaining;
   }
   e.seg_start = now_;
@@ -210,8 +213,12 @@ void Simulation::arm_done(int cpu) {
     events_.cancel(e.done_timer);
     return;
   }
-  const u64 ns = static_cast<u64>(
-      ((static_cast<unsigned __int128>(e.w->remaining) << 16) + e.speed - 1) / e.speed);
+  // At full speed the work takes its own length: no 128-bit division on the common path.
+  const u64 ns =
+      e.speed == kSpeedOne
+          ? e.w->remaining
+          : static_cast<u64>(
+                ((static_cast<unsigned __int128>(e.w->remaining) << 16) + e.speed - 1) / e.speed);
   events_.arm(e.done_timer, e.seg_start + ns);
 }
 

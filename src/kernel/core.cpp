@@ -152,8 +152,8 @@ void Kernel::handle_event(u32 kind, u32 arg) {
         sched_tick(c);
         run_preempt_points();
       }
-      nr_ticking_ = 0;
-      for (char on : tick_on_) nr_ticking_ += on;
+      // tick_stop()/tick_restart() keep the count, switch by switch.
+      assert(nr_ticking_ == std::count(tick_on_.begin(), tick_on_.end(), 1));
       if (nr_ticking_) events_.arm(tick_timer_, clock_ + tick_nsec_);
       break;
     }

@@ -6,14 +6,15 @@
 #include <algorithm>
 
 #include "kernel/kernel.h"
+#include "kernel/pelt_div.h"
 
 namespace schedlab::kernel {
 
 namespace {
 
-constexpr u32 LOAD_AVG_PERIOD = 32;
-constexpr u32 LOAD_AVG_MAX = 47742;  // the sum of 1024 * y^n over all n >= 0, truncated
-constexpr u32 PELT_MIN_DIVIDER = LOAD_AVG_MAX - 1024;
+using pelt::LOAD_AVG_MAX;
+using pelt::LOAD_AVG_PERIOD;
+using pelt::PELT_MIN_DIVIDER;
 
 // floor(y^n * 2^32) for n in [0, 32): decay multipliers.
 constexpr u32 kYInv[LOAD_AVG_PERIOD] = {
@@ -79,10 +80,11 @@ bool update_load_sum(u64 now, sched_avg *sa, unsigned long load, unsigned long r
 }
 
 void update_load_avg_from_sum(sched_avg *sa, unsigned long load) {
-  const u32 divider = get_pelt_divider(sa);
-  sa->load_avg = static_cast<unsigned long>(load * sa->load_sum / divider);
-  sa->runnable_avg = static_cast<unsigned long>(sa->runnable_sum / divider);
-  sa->util_avg = sa->util_sum / divider;
+  // The three divisions by get_pelt_divider(sa), exact (kernel/pelt_div.h).
+  const u32 pc = sa->period_contrib;
+  sa->load_avg = static_cast<unsigned long>(pelt::div_by_divider(load * sa->load_sum, pc));
+  sa->runnable_avg = static_cast<unsigned long>(pelt::div_by_divider(sa->runnable_sum, pc));
+  sa->util_avg = pelt::div_by_divider(sa->util_sum, pc);
 }
 
 template <typename T>

@@ -20,20 +20,6 @@ bool CpuMask::empty() const {
   return true;
 }
 
-int CpuMask::next(int from) const {
-  if (from >= nr_) return nr_;
-  std::size_t i = static_cast<std::size_t>(from) >> 6;
-  u64 w = w_[i] & (~u64{0} << (from & 63));
-  for (;;) {
-    if (w) {
-      int c = static_cast<int>(i * 64 + std::countr_zero(w));
-      return c < nr_ ? c : nr_;
-    }
-    if (++i >= w_.size()) return nr_;
-    w = w_[i];
-  }
-}
-
 bool CpuMask::intersects(const CpuMask &o) const {
   for (std::size_t i = 0; i < w_.size(); i++)
     if (w_[i] & o.w_[i]) return true;

@@ -23,7 +23,16 @@ class CpuMask {
   bool empty() const;
   // First set bit at or after `from`, or nr_cpu_ids() if none (cpumask_next semantics, from
   // inclusive).
-  int next(int from) const;
+  int next(int from) const {
+    if (from >= nr_) return nr_;
+    std::size_t i = static_cast<std::size_t>(from) >> 6;
+    u64 w = w_[i] & (~u64{0} << (from & 63));
+    for (;;) {
+      if (w) return static_cast<int>(i * 64 + static_cast<std::size_t>(std::countr_zero(w)));
+      if (++i >= w_.size()) return nr_;
+      w = w_[i];
+    }
+  }
   int first() const { return next(0); }
   bool intersects(const CpuMask &o) const;
   bool subset_of(const CpuMask &o) const;
@@ -46,16 +55,29 @@ class CpuMask {
       }
     }
   }
-  // for_each_cpu_wrap: every set bit starting at `start`, wrapping around.
+  // for_each_cpu_wrap: every set bit starting at `start`, wrapping around; stops when f
+  // returns false. Word at a time, as the hot loops of the core-wide pick run it per schedule.
   template <typename F>
   void for_each_wrap(int start, F &&f) const {
-    for (int c = next(start); c < nr_; c = next(c + 1))
-      if (!f(c)) return;
-    for (int c = next(0); c < start && c < nr_; c = next(c + 1))
-      if (!f(c)) return;
+    if (w_.empty()) return;
+    if (start >= nr_) start = 0;
+    const std::size_t sw = static_cast<std::size_t>(start) >> 6;
+    const u64 high = ~u64{0} << (start & 63);
+    for (std::size_t i = sw; i < w_.size(); i++)
+      if (!each_bit(i, i == sw ? w_[i] & high : w_[i], f)) return;
+    for (std::size_t i = 0; i <= sw; i++)
+      if (!each_bit(i, i == sw ? w_[i] & ~high : w_[i], f)) return;
   }
 
  private:
+  template <typename F>
+  static bool each_bit(std::size_t i, u64 w, F &f) {
+    for (; w; w &= w - 1)
+      if (!f(static_cast<int>(i * 64 + static_cast<std::size_t>(std::countr_zero(w)))))
+        return false;
+    return true;
+  }
+
   int nr_ = 0;
   std::vector<u64> w_;
 };

@@ -1,6 +1,8 @@
 #include "sim/event_queue.h"
 
+#include <algorithm>
 #include <cassert>
+#include <numeric>
 
 namespace schedlab::sim {
 
@@ -15,6 +17,7 @@ EventQueue::TimerId EventQueue::make_timer(u32 kind, u32 arg) {
 
 void EventQueue::arm(TimerId id, Time when) {
   Slot &s = slots_[id];
+  if (seq_ >= seq_limit_) renumber();
   const Entry e{when, seq_++, id};
   const u32 pos = pos_[id];
   if (pos == kNotQueued) {
@@ -51,6 +54,16 @@ EventQueue::Fired EventQueue::pop() {
   heap_.pop_back();
   if (last.id != top.id) sift_down(0, last);
   return f;
+}
+
+// Gives the queued entries the sequence numbers 0..n-1 in their (time, seq) order: every
+// comparison keeps its outcome, so the heap stays a heap and the firing order is unchanged.
+void EventQueue::renumber() {
+  std::vector<u32> order(heap_.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](u32 a, u32 b) { return before(heap_[a], heap_[b]); });
+  for (u32 r = 0; r < order.size(); r++) heap_[order[r]].seq = r;
+  seq_ = static_cast<u32>(order.size());
 }
 
 // Moves the hole at pos up until e fits, then puts e there.

@@ -38,7 +38,11 @@ class EventQueue {
   Time next_time() const { return heap_.empty() ? kTimeNever : heap_[0].when; }
   // Removes and returns the earliest event. Precondition: !empty().
   Fired pop();
-  u64 armed_total() const { return seq_; }
+
+  // Sequence numbers are 32-bit, so that a heap entry is 16 bytes (four children in a cache
+  // line); before they run out, the queued entries are renumbered in their order. The limit is
+  // a parameter only so that tests can reach that path.
+  explicit EventQueue(u32 seq_limit = ~u32{0}) : seq_limit_(seq_limit) {}
 
  private:
   struct Slot {
@@ -49,12 +53,13 @@ class EventQueue {
   // The heap holds its keys, so that sifting compares without chasing slots.
   struct Entry {
     Time when;
-    u64 seq;
+    u32 seq;
     TimerId id;
   };
   static bool before(const Entry &x, const Entry &y) {
     return x.when != y.when ? x.when < y.when : x.seq < y.seq;
   }
+  void renumber();
   void sift_up(u32 pos, Entry e);
   void sift_down(u32 pos, Entry e);
   void place(u32 pos, const Entry &e) {
@@ -67,7 +72,8 @@ class EventQueue {
   // moves, and a dense array keeps those writes in cache on queues of 10^4..10^5 timers.
   std::vector<u32> pos_;
   std::vector<Entry> heap_;
-  u64 seq_ = 0;
+  u32 seq_ = 0;
+  u32 seq_limit_;
 };
 
 }  // namespace schedlab::sim

@@ -85,3 +85,36 @@ TEST(SchedDomains, BaseSliceScalesWithCpuCountLikeTheKernel) {
     EXPECT_EQ(k.sysctl_sched_base_slice(), slice) << cores << " CPUs";
   }
 }
+
+// for_each_cpu_wrap over several words: from `start` up, then from 0 up to start, stopping
+// when the callback says so; next() is cpumask_next.
+TEST(CpuMask, WrapVisitsEveryBitFromStartAcrossWords) {
+  schedlab::CpuMask m(200);
+  for (int c : {3, 64, 65, 70, 127, 130, 199}) m.set(c);
+  for (int start : {0, 3, 4, 70, 71, 128, 199, 200}) {
+    std::vector<int> seen, want;
+    m.for_each_wrap(start, [&](int c) {
+      seen.push_back(c);
+      return true;
+    });
+    for (int c = start; c < 200; c++)
+      if (m.test(c)) want.push_back(c);
+    for (int c = 0; c < start && c < 200; c++)
+      if (m.test(c)) want.push_back(c);
+    EXPECT_EQ(seen, want) << "start " << start;
+  }
+  std::vector<int> two;
+  m.for_each_wrap(100, [&](int c) {
+    two.push_back(c);
+    return two.size() < 2;
+  });
+  EXPECT_EQ(two, (std::vector<int>{127, 130}));
+  EXPECT_EQ(m.next(66), 70);
+  EXPECT_EQ(m.next(131), 199);
+  EXPECT_EQ(m.next(200), 200);
+  schedlab::CpuMask empty;
+  empty.for_each_wrap(0, [](int) -> bool {
+    ADD_FAILURE() << "empty mask visited";
+    return true;
+  });
+}
