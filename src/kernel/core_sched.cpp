@@ -178,12 +178,18 @@ bool Kernel::sched_core_forceidle(int cpu) const {
 }
 
 void Kernel::forceidle_trace_update(struct rq *rq) {
+  // A sibling can only be forced idle while its core counts forced idle; with none counted and
+  // none reported, no sibling's state can change. Most en/dequeues and switches stop here.
   if (!sched_core_active_ && !rq->forceidle_traced) return;
+  struct rq *core = rq->core;
+  if (!core->core_forceidle_traced && !(sched_core_enabled(rq) && core->core_forceidle_count))
+    return;
   auto update = [&](int cpu) {
     struct rq *r = cpu_rq(cpu);
     const bool fi = sched_core_forceidle(cpu);
     if (fi == r->forceidle_traced) return;
     r->forceidle_traced = fi;
+    core->core_forceidle_traced += fi ? 1u : ~0u;  // +1 or -1
     for (TraceSink *t : tracers_) t->sched_forceidle(clock_, cpu, fi);
   };
   cpu_smt_mask(rq->cpu).for_each(update);

@@ -33,7 +33,10 @@ class Kernel {
   // ---- Interface for the simulation and the workload ----
   void set_hooks(CpuHooks *h) { hooks_ = h; }
   void add_tracer(TraceSink *t) { tracers_.push_back(t); }
-  void set_clock(Time now) { clock_ = now; }
+  void set_clock(Time now) {
+    clock_ = now;
+    jiffies_ = now / tick_nsec_;  // once per event: the balancer reads jiffies many times
+  }
   Time clock() const { return clock_; }
   // A new task in TASK_NEW, not yet runnable (sched_fork()).
   task_struct *create_task(const std::string &comm, int nice, int policy, const CpuMask &allowed);
@@ -292,7 +295,8 @@ class Kernel {
   bool cluster_active_;
   u64 sysctl_sched_base_slice_;
   u64 tick_nsec_;
-  u64 jiffies() const { return clock_ / tick_nsec_; }
+  u64 jiffies_ = 0;  // clock_ / tick_nsec_
+  u64 jiffies() const { return jiffies_; }
 
   std::vector<struct rq> rqs_;  // contiguous: scans of all CPUs stream through them
   std::vector<std::unique_ptr<task_struct>> tasks_;  // pid order; idle tasks live in idle_tasks_

@@ -308,6 +308,7 @@ struct rq {
   unsigned int core_pick_seq = 0;
   unsigned long core_cookie = 0;
   unsigned int core_forceidle_count = 0;
+  unsigned int core_forceidle_traced = 0;  // siblings whose forceidle_traced is set
   unsigned int core_forceidle_seq = 0;
   unsigned int core_forceidle_occupation = 0;
   u64 core_forceidle_start = 0;
