@@ -276,6 +276,13 @@ void InvariantChecker::check_structure(Time now) {
   for (int cpu = 0; cpu < k_.nr_cpu_ids(); cpu++) {
     const kernel::rq *rq = k_.cpu_rq(cpu);
     const task_struct *curr = rq->curr;
+    // The forced-idle state the tracepoints reported is the kernel's: a missed sched_forceidle
+    // event would misaccount forced idle without breaking any sum.
+    const bool fi = k_.sched_core_forceidle(cpu);
+    if (fi != (cpus_[static_cast<std::size_t>(cpu)].state == CpuState::ForcedIdle))
+      violate(Violation::Kind::Time, now, cpu, -1,
+              fi ? "forced idle, but not reported to the tracepoints"
+                 : "reported forced idle, but the core has no forced idle here");
     if (!curr->is_idle_task && pid_of(curr) <= max_pid) {
       current_[pid_of(curr)]++;
       if (curr->cpu != cpu)

@@ -124,6 +124,20 @@ TEST(InvariantChecker, TimeConservationFiresOnForcedIdleWhileBusy) {
   EXPECT_TRUE(only(r, Violation::Kind::Time)) << all(r);
 }
 
+// The tracepoints' forced-idle state must be the kernel's: an idle CPU reported forced idle
+// (here fabricated; in a model bug, a missed sched_forceidle event) is caught by the next full
+// check.
+TEST(InvariantChecker, TimeConservationFiresOnForcedIdleTheKernelDoesNotHave) {
+  Checked c;
+  c.check.check_structure(0);
+  EXPECT_EQ(c.check.violations(), 0u);
+  c.check.sched_forceidle(0, 1, true);
+  c.check.check_structure(0);
+  const auto r = c.check.report();
+  EXPECT_TRUE(only(r, Violation::Kind::Time)) << all(r);
+  EXPECT_NE(all(r).find("reported forced idle"), std::string::npos) << all(r);
+}
+
 // (b) Cookie safety: two cookies on one core with no reschedule on its way, and for longer than
 // the IPI tolerance.
 TEST(InvariantChecker, CookieSafetyFiresOnTwoCookiesOnACore) {
