@@ -28,7 +28,10 @@ class CpuMask {
     std::size_t i = static_cast<std::size_t>(from) >> 6;
     u64 w = w_[i] & (~u64{0} << (from & 63));
     for (;;) {
-      if (w) return static_cast<int>(i * 64 + static_cast<std::size_t>(std::countr_zero(w)));
+      if (w) {
+        const int c = static_cast<int>(i * 64 + static_cast<std::size_t>(std::countr_zero(w)));
+        return c < nr_ ? c : nr_;
+      }
       if (++i >= w_.size()) return nr_;
       w = w_[i];
     }
