@@ -49,14 +49,11 @@ class CpuMask {
 
   template <typename F>
   void for_each(F &&f) const {
-    for (std::size_t i = 0; i < w_.size(); i++) {
-      u64 w = w_[i];
-      while (w) {
-        int b = std::countr_zero(w);
-        f(static_cast<int>(i * 64 + b));
-        w &= w - 1;
-      }
-    }
+    auto all = [&](int c) {
+      f(c);
+      return true;
+    };
+    for (std::size_t i = 0; i < w_.size(); i++) each_bit(i, w_[i], all);
   }
   // for_each_cpu_wrap: every set bit starting at `start`, wrapping around; stops when f
   // returns false. Word at a time, as the hot loops of the core-wide pick run it per schedule.
