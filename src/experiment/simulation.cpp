@@ -186,11 +186,9 @@ Simulation::~Simulation() = default;
 u32 Simulation::speed_of(int cpu) const {
   const CpuExec &e = exec_[static_cast<std::size_t>(cpu)];
   if (!e.w || e.w->act.kind != Action::Kind::Run) return kSpeedOne;
-  bool sibling_busy = false;
-  topo_.smt_mask(cpu).for_each([&](int s) {
-    if (s != cpu && exec_[static_cast<std::size_t>(s)].w) sibling_busy = true;
-  });
-  return sibling_busy ? s_.costs.smt_corun_speed : kSpeedOne;
+  for (const int s : topo_.smt_cpus(cpu))
+    if (s != cpu && exec_[static_cast<std::size_t>(s)].w) return s_.costs.smt_corun_speed;
+  return kSpeedOne;
 }
 
 void Simulation::settle(int cpu) {
@@ -249,12 +247,12 @@ void Simulation::cpu_switched(int cpu, task_struct *prev, task_struct *next) {
   }
   // The siblings' speed changes when this CPU turns busy or idle.
   if (prev->is_idle_task != next->is_idle_task) {
-    topo_.smt_mask(cpu).for_each([&](int sib) {
-      if (sib == cpu || !exec_[static_cast<std::size_t>(sib)].w) return;
+    for (const int sib : topo_.smt_cpus(cpu)) {
+      if (sib == cpu || !exec_[static_cast<std::size_t>(sib)].w) continue;
       settle(sib);
       exec_[static_cast<std::size_t>(sib)].speed = speed_of(sib);
       arm_done(sib);
-    });
+    }
   }
   e.speed = speed_of(cpu);
   arm_done(cpu);

@@ -40,7 +40,7 @@ Kernel::Kernel(const Topology &topo, const MachineCosts &costs, const KernelConf
 
   rqs_.resize(nr_cpus_);
   idle_tasks_.resize(nr_cpus_);
-  tick_on_.assign(static_cast<std::size_t>(nr_cpus_), 0);
+  tick_on_ = tick_cpus_ = CpuMask(nr_cpus_);
   tick_timer_ = events_.make_timer(EV_TICK, 0);
   ipi_timer_.resize(nr_cpus_);
   for (int cpu = 0; cpu < nr_cpus_; cpu++) init_rq(cpu);
@@ -144,16 +144,15 @@ void Kernel::handle_event(u32 kind, u32 arg) {
     case EV_TICK: {
       // One event per jiffy ticks every CPU whose tick runs, in CPU order, each followed by
       // its preemption point, as if each CPU's timer interrupt came in turn.
-      tick_cpus_.clear();
-      for (int c = 0; c < nr_cpus_; c++)
-        if (tick_on_[static_cast<std::size_t>(c)]) tick_cpus_.push_back(c);
-      for (int c : tick_cpus_) {
+      // The set is taken first: a tick may stop or start other CPUs' ticks.
+      tick_cpus_ = tick_on_;
+      tick_cpus_.for_each([&](int c) {
         this_cpu_ = c;
         sched_tick(c);
         run_preempt_points();
-      }
+      });
       // tick_stop()/tick_restart() keep the count, switch by switch.
-      assert(nr_ticking_ == std::count(tick_on_.begin(), tick_on_.end(), 1));
+      assert(nr_ticking_ == tick_on_.weight());
       if (nr_ticking_) events_.arm(tick_timer_, clock_ + tick_nsec_);
       break;
     }
@@ -171,13 +170,13 @@ void Kernel::handle_event(u32 kind, u32 arg) {
 // NO_HZ idle: an idle CPU takes no tick; a busy one ticks on jiffy boundaries, as all CPUs
 // share the jiffies clock.
 void Kernel::tick_restart(int cpu) {
-  tick_on_[static_cast<std::size_t>(cpu)] = 1;
+  tick_on_.set(cpu);
   if (nr_ticking_++ == 0 && !events_.armed(tick_timer_))
     events_.arm(tick_timer_, (clock_ / tick_nsec_ + 1) * tick_nsec_);
 }
 
 void Kernel::tick_stop(int cpu) {
-  tick_on_[static_cast<std::size_t>(cpu)] = 0;
+  tick_on_.clear(cpu);
   nr_ticking_--;
 }
 
@@ -577,7 +576,7 @@ task_struct *Kernel::pick_next_task(struct rq *rq, task_struct *prev) {
   if (!sched_core_enabled(rq)) return __pick_next_task(rq, prev);
   const int cpu = rq->cpu;
   struct rq *core = rq->core;
-  const CpuMask &smt = cpu_smt_mask(cpu);
+  const std::span<const int> smt = cpu_smt_wrap(cpu);  // for_each_cpu_wrap(i, smt_mask, cpu)
   task_struct *next = nullptr;
 
   // A sibling already made a core-wide selection for us, and nothing was en/dequeued since.
@@ -616,17 +615,16 @@ task_struct *Kernel::pick_next_task(struct rq *rq, task_struct *prev) {
     }
     if (core_wide) {
       task_struct *max = nullptr;
-      smt.for_each_wrap(cpu, [&](int i) {
+      for (const int i : smt) {
         struct rq *rq_i = cpu_rq(i);
         task_struct *p = pick_task(rq_i);
         rq_i->core_pick = p;
         if (!max || prio_less(max, p, fi_before)) max = p;
-        return true;
-      });
+      }
       const unsigned long cookie = core->core_cookie = max->core_cookie;
 
       unsigned int occ = 0;
-      smt.for_each_wrap(cpu, [&](int i) {
+      for (const int i : smt) {
         struct rq *rq_i = cpu_rq(i);
         task_struct *p = rq_i->core_pick;
         if (!(p->is_idle_task || p->core_cookie == cookie)) {  // !cookie_equals(p, cookie)
@@ -642,8 +640,7 @@ task_struct *Kernel::pick_next_task(struct rq *rq, task_struct *prev) {
         } else {
           occ++;
         }
-        return true;
-      });
+      }
       if (core->core_forceidle_count) {
         core->core_forceidle_start = clock_;
         core->core_forceidle_occupation = occ;
@@ -654,7 +651,7 @@ task_struct *Kernel::pick_next_task(struct rq *rq, task_struct *prev) {
       for (TraceSink *t : tracers_)
         t->sched_core_pick(clock_, cpu, max, cookie, core->core_forceidle_count);
 
-      smt.for_each_wrap(cpu, [&](int i) {
+      for (const int i : smt) {
         struct rq *rq_i = cpu_rq(i);
         // Snapshot the vruntime baselines, unless we stay in the same forced-idle episode.
         if (!(fi_before && core->core_forceidle_count))
@@ -662,11 +659,10 @@ task_struct *Kernel::pick_next_task(struct rq *rq, task_struct *prev) {
         rq_i->core_pick->core_occupation = occ;
         if (i == cpu || rq_i->curr == rq_i->core_pick) {
           rq_i->core_pick = nullptr;
-          return true;
+          continue;
         }
         resched_curr(rq_i);  // the sibling takes the fast path above
-        return true;
-      });
+      }
     }
   }
 

@@ -127,12 +127,11 @@ void Kernel::sched_core_account_forceidle(struct rq *rq) {
     if (!core->core_forceidle_occupation) return;  // nothing runs: nobody to charge
     delta = delta * core->core_forceidle_count / core->core_forceidle_occupation;
   }
-  cpu_smt_mask(rq->cpu).for_each([&](int i) {
+  for (const int i : cpu_smt_cpus(rq->cpu)) {
     struct rq *rq_i = cpu_rq(i);
     task_struct *p = rq_i->core_pick ? rq_i->core_pick : rq_i->curr;
-    if (p == rq_i->idle) return;
-    p->core_forceidle_sum += delta;
-  });
+    if (p != rq_i->idle) p->core_forceidle_sum += delta;
+  }
 }
 
 void Kernel::sched_core_tick(struct rq *rq) {
@@ -154,10 +153,10 @@ bool Kernel::sched_core_cookie_match(const struct rq *rq, const task_struct *p, 
   if (!sched_core_enabled(rq)) return true;
   if (rq->core->core_cookie == p->core_cookie) return true;
   bool idle_core = true;
-  cpu_smt_mask(rq->cpu).for_each([&](int cpu) {
-    if (sync && cpu == rq->cpu) return;
+  for (const int cpu : cpu_smt_cpus(rq->cpu)) {
+    if (sync && cpu == rq->cpu) continue;
     if (!available_idle_cpu(cpu)) idle_core = false;
-  });
+  }
   return idle_core;
 }
 
@@ -192,7 +191,7 @@ void Kernel::forceidle_trace_update(struct rq *rq) {
     core->core_forceidle_traced += fi ? 1u : ~0u;  // +1 or -1
     for (TraceSink *t : tracers_) t->sched_forceidle(clock_, cpu, fi);
   };
-  cpu_smt_mask(rq->cpu).for_each(update);
+  for (const int cpu : cpu_smt_cpus(rq->cpu)) update(cpu);
 }
 
 }  // namespace schedlab::kernel

@@ -445,9 +445,8 @@ void Kernel::task_tick_core(struct rq *rq, task_struct *curr) {
   // tick) retry their push from this tick while the forced idle lasts. INFERRED option.
   if (rq->core->core_forceidle_count && sched_feat(CORE_PUSH_FORCEIDLE) &&
       cfg_.tunables[TUNABLE_core_push_forceidle_tick]) {
-    cpu_smt_mask(rq->cpu).for_each([&](int s) {
+    for (const int s : cpu_smt_cpus(rq->cpu))
       if (s != rq->cpu && sched_core_forceidle(s)) sched_core_push_forceidle(cpu_rq(s));
-    });
   }
   if (rq->core->core_forceidle_count && rq->cfs.nr_queued == 1 &&
       (se->sum_exec_runtime - se->prev_sum_exec_runtime) * MIN_NR_TASKS_DURING_FORCEIDLE >

@@ -399,9 +399,8 @@ static int detach_tasks(Kernel &k, lb_env &env) {
 
 static bool is_core_idle(const Kernel &k, int cpu) {
   bool idle = true;
-  k.cpu_smt_mask(cpu).for_each([&](int s) {
+  for (const int s : k.cpu_smt_cpus(cpu))
     if (s != cpu && !k.lb_idle_cpu(s)) idle = false;
-  });
   return idle;
 }
 

@@ -138,9 +138,8 @@ void Kernel::__update_idle_core(struct rq *rq) {
   const int core = rq->cpu;
   if (test_idle_cores(core)) return;
   bool all_idle = true;
-  cpu_smt_mask(core).for_each([&](int cpu) {
+  for (const int cpu : cpu_smt_cpus(core))
     if (cpu != core && !available_idle_cpu(cpu)) all_idle = false;
-  });
   if (all_idle) set_idle_cores(core, 1);
 }
 
@@ -170,8 +169,7 @@ bool Kernel::sis_fastpath_cookie_ok(int cpu, task_struct *p, int target) {
 
 int Kernel::select_idle_core(task_struct *, int core, CpuMask &cpus, int *idle_cpu) {
   bool idle = true;
-  for (int cpu = cpu_smt_mask(core).first(); cpu < nr_cpus_;
-       cpu = cpu_smt_mask(core).next(cpu + 1)) {
+  for (const int cpu : cpu_smt_cpus(core)) {
     if (!available_idle_cpu(cpu)) {
       idle = false;
       if (*idle_cpu == -1) {
@@ -198,8 +196,8 @@ int Kernel::select_idle_smt(task_struct *p, sched_domain *sd, int target) {
                        sched_feat(CORE_COOKIE_FASTPATH_CPU_MATCH) ||
                        sched_feat(CORE_COOKIE_FASTPATH_IDLE_CORES);
   int found = -1;
-  const CpuMask &smt = cpu_smt_mask(target);
-  for (int cpu = smt.first(); cpu < nr_cpus_ && found < 0; cpu = smt.next(cpu + 1)) {
+  for (const int cpu : cpu_smt_cpus(target)) {
+    if (found >= 0) break;
     if (cpu == target || !p->cpus_mask.test(cpu)) continue;
     // The sibling may sit outside the LLC domain when the domain was cut by isolation.
     if (!sd->span.test(cpu)) continue;
@@ -210,7 +208,10 @@ int Kernel::select_idle_smt(task_struct *p, sched_domain *sd, int target) {
 }
 
 int Kernel::select_idle_cpu(task_struct *p, sched_domain *sd, bool has_idle_core, int target) {
-  CpuMask cpus = sd->span & p->cpus_mask;
+  // The kernel's per-CPU select_rq_mask: a scratch mask, not a new one per wakeup.
+  CpuMask &cpus = select_rq_mask_;
+  cpus = sd->span;
+  cpus &= p->cpus_mask;
   int idle_cpu = -1;
   int nr = INT_MAX;
 

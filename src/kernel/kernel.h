@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "kernel/features.h"
@@ -231,6 +232,9 @@ class Kernel {
   int sd_llc_id(int cpu) const { return per_cpu_sd_llc_id_[cpu]; }
   sched_domain_shared *sd_llc_shared(int cpu) const { return per_cpu_sd_llc_shared_[cpu]; }
   const CpuMask &cpu_smt_mask(int cpu) const { return topo_.smt_mask(cpu); }
+  // cpu_smt_mask() as lists (machine/topology.h): ascending, and from cpu round.
+  std::span<const int> cpu_smt_cpus(int cpu) const { return topo_.smt_cpus(cpu); }
+  std::span<const int> cpu_smt_wrap(int cpu) const { return topo_.smt_wrap(cpu); }
   sched_domain *highest_flag_domain(int cpu, int flag) const;
   sched_domain *lowest_flag_domain(int cpu, int flag) const;
 
@@ -309,8 +313,8 @@ class Kernel {
   std::vector<sched_domain_shared *> per_cpu_sd_llc_shared_;
   // NO_HZ: the ticks of all busy CPUs come from one per-jiffy event (the CPUs share jiffies).
   sim::EventQueue::TimerId tick_timer_ = 0;
-  std::vector<char> tick_on_;
-  std::vector<int> tick_cpus_;
+  CpuMask tick_on_;
+  CpuMask tick_cpus_;  // this jiffy's snapshot of tick_on_
   int nr_ticking_ = 0;
   std::vector<sim::EventQueue::TimerId> ipi_timer_;
   std::vector<int> pending_resched_;  // CPUs to reschedule at the end of the current event
@@ -319,6 +323,7 @@ class Kernel {
   bool rd_overloaded_ = false;        // rq->rd->overloaded: some CPU has more than one task
   u64 nohz_next_balance_ = 0;         // nohz.next_balance (jiffies)
   bool in_sis_ = false;
+  CpuMask select_rq_mask_;  // select_idle_cpu()'s scratch set of CPUs to scan
   u64 sis_calls_ = 0;
   mutable u64 sis_idle_tests_ = 0;
   bool sched_core_active_ = false;  // the __sched_core_enabled static key

@@ -3,6 +3,8 @@
 // Time is cut into 1024 us periods; a contribution made n periods ago is weighted y^n, with
 // y^32 = 1/2. All arithmetic is integer, as in the kernel, so averages match it bit for bit
 // given the same inputs.
+#include "kernel/pelt.h"
+
 #include <algorithm>
 
 #include "kernel/kernel.h"
@@ -44,40 +46,88 @@ u32 get_pelt_divider(const sched_avg *sa) {
   return PELT_MIN_DIVIDER + sa->period_contrib;
 }
 
-u32 accumulate_sum(u64 delta, sched_avg *sa, unsigned long load, unsigned long runnable,
-                   int running) {
+// One span of PELT time: the whole periods it closes and the contribution it adds, which
+// depend only on its length and on where in a period it starts. Kept apart from applying them
+// so that two sched_avgs at the same point of the PELT clock compute them once.
+struct PeltSpan {
+  u64 periods;
+  u32 contrib;
+  u32 period_contrib;  // where the span ends in its last period
+};
+
+[[gnu::always_inline]] inline PeltSpan pelt_span(u64 delta, u32 period_contrib, bool load) {
   u32 contrib = static_cast<u32>(delta);
-  delta += sa->period_contrib;
+  delta += period_contrib;
   const u64 periods = delta / 1024;
   if (periods) {
-    sa->load_sum = decay_load(sa->load_sum, periods);
-    sa->runnable_sum = decay_load(sa->runnable_sum, periods);
-    sa->util_sum = static_cast<u32>(decay_load(sa->util_sum, periods));
     delta %= 1024;
     if (load)
-      contrib =
-          accumulate_pelt_segments(periods, 1024 - sa->period_contrib, static_cast<u32>(delta));
+      contrib = accumulate_pelt_segments(periods, 1024 - period_contrib, static_cast<u32>(delta));
   }
-  sa->period_contrib = static_cast<u32>(delta);
-  if (load) sa->load_sum += static_cast<u64>(load) * contrib;
-  if (runnable) sa->runnable_sum += static_cast<u64>(runnable) * contrib << SCHED_CAPACITY_SHIFT;
-  if (running) sa->util_sum += contrib << SCHED_CAPACITY_SHIFT;
-  return static_cast<u32>(periods);
+  return {periods, contrib, static_cast<u32>(delta)};
 }
 
-bool update_load_sum(u64 now, sched_avg *sa, unsigned long load, unsigned long runnable,
-                     int running) {
+// accumulate_sum() given its span: decay the sums, then add the span's contribution. Inlined
+// into each update, as accumulate_sum() was: a call per sched_avg costs more than sharing saves.
+[[gnu::always_inline]] inline void accumulate_span(const PeltSpan &span, sched_avg *sa,
+                                                   unsigned long load, unsigned long runnable,
+                                                   int running) {
+  if (span.periods) {
+    sa->load_sum = decay_load(sa->load_sum, span.periods);
+    sa->runnable_sum = decay_load(sa->runnable_sum, span.periods);
+    sa->util_sum = static_cast<u32>(decay_load(sa->util_sum, span.periods));
+  }
+  sa->period_contrib = span.period_contrib;
+  if (load) sa->load_sum += static_cast<u64>(load) * span.contrib;
+  if (runnable)
+    sa->runnable_sum += static_cast<u64>(runnable) * span.contrib << SCHED_CAPACITY_SHIFT;
+  if (running) sa->util_sum += span.contrib << SCHED_CAPACITY_SHIFT;
+}
+
+// Moves sa's PELT clock on by the whole (about) microseconds up to now and returns them; a
+// clock that went backwards restarts from now and returns 0.
+u64 advance_pelt_clock(u64 now, sched_avg *sa) {
   u64 delta = now - sa->last_update_time;
   if (static_cast<s64>(delta) < 0) {
     sa->last_update_time = now;
-    return false;
+    return 0;
   }
   delta >>= 10;  // ns to (about) us: the unit of a period's 1024
-  if (!delta) return false;
   sa->last_update_time += delta << 10;
-  if (!load) runnable = running = 0;
-  return accumulate_sum(delta, sa, load, runnable, running) != 0;
+  return delta;
 }
+
+}  // namespace
+
+namespace pelt {
+
+bool update_load_sum(u64 now, sched_avg *sa, unsigned long load, unsigned long runnable,
+                     int running) {
+  const u64 delta = advance_pelt_clock(now, sa);
+  if (!delta) return false;
+  if (!load) runnable = running = 0;
+  const PeltSpan span = pelt_span(delta, sa->period_contrib, load != 0);
+  accumulate_span(span, sa, load, runnable, running);
+  return span.periods != 0;
+}
+
+bool update_load_sum_pair(u64 now, sched_avg *a, unsigned long load_a, unsigned long runnable_a,
+                          int running_a, sched_avg *b, unsigned long load_b,
+                          unsigned long runnable_b, int running_b) {
+  const u64 delta = advance_pelt_clock(now, a);
+  b->last_update_time = a->last_update_time;
+  if (!delta) return false;
+  if (!load_a) runnable_a = running_a = 0;
+  if (!load_b) runnable_b = running_b = 0;
+  const PeltSpan span = pelt_span(delta, a->period_contrib, load_a || load_b);
+  accumulate_span(span, a, load_a, runnable_a, running_a);
+  accumulate_span(span, b, load_b, runnable_b, running_b);
+  return span.periods != 0;
+}
+
+}  // namespace pelt
+
+namespace {
 
 void update_load_avg_from_sum(sched_avg *sa, unsigned long load) {
   // The three divisions by get_pelt_divider(sa), exact (kernel/pelt_div.h).
@@ -110,8 +160,8 @@ void Kernel::update_cfs_rq_load_avg(struct cfs_rq *cfs_rq) {
                                      static_cast<u64>(sa->runnable_avg) * PELT_MIN_DIVIDER);
     cfs_rq->removed = {};
   }
-  if (update_load_sum(clock_, sa, cfs_rq->load_weight, cfs_rq->h_nr_runnable,
-                      cfs_rq->curr != nullptr))
+  if (pelt::update_load_sum(clock_, sa, cfs_rq->load_weight, cfs_rq->h_nr_runnable,
+                            cfs_rq->curr != nullptr))
     update_load_avg_from_sum(sa, 1);
 }
 
@@ -119,7 +169,17 @@ void Kernel::update_load_avg(struct cfs_rq *cfs_rq, sched_entity *se, int flags)
   const bool do_attach = flags & 1;
   if (se->avg.last_update_time) {
     const unsigned long runnable = se->on_rq && !se->sched_delayed;
-    if (update_load_sum(clock_, &se->avg, se->on_rq, runnable, cfs_rq->curr == se))
+    if (se->avg.last_update_time == cfs_rq->avg.last_update_time &&
+        se->avg.period_contrib == cfs_rq->avg.period_contrib && !cfs_rq->removed.nr) {
+      if (pelt::update_load_sum_pair(clock_, &se->avg, se->on_rq, runnable, cfs_rq->curr == se,
+                                     &cfs_rq->avg, cfs_rq->load_weight, cfs_rq->h_nr_runnable,
+                                     cfs_rq->curr != nullptr)) {
+        update_load_avg_from_sum(&se->avg, se->weight);
+        update_load_avg_from_sum(&cfs_rq->avg, 1);
+      }
+      return;
+    }
+    if (pelt::update_load_sum(clock_, &se->avg, se->on_rq, runnable, cfs_rq->curr == se))
       update_load_avg_from_sum(&se->avg, se->weight);
   }
   update_cfs_rq_load_avg(cfs_rq);
@@ -163,7 +223,8 @@ void Kernel::detach_entity_load_avg(struct cfs_rq *cfs_rq, sched_entity *se) {
 
 void Kernel::remove_entity_load_avg(sched_entity *se, struct cfs_rq *old) {
   // sync_entity_load_avg(): decay the sleeper's averages to the old queue's last update.
-  if (se->avg.last_update_time && update_load_sum(old->avg.last_update_time, &se->avg, 0, 0, 0))
+  if (se->avg.last_update_time &&
+      pelt::update_load_sum(old->avg.last_update_time, &se->avg, 0, 0, 0))
     update_load_avg_from_sum(&se->avg, se->weight);
   old->removed.nr++;
   old->removed.util_avg += se->avg.util_avg;

@@ -71,6 +71,13 @@ Topology::Topology(const TopologySpec &spec) : spec_(spec) {
       node_masks_[cpus_[c].node].set(c);
     }
   }
+  for (int core = 0; core < nr_cores_; core++)
+    core_masks_[core].for_each([&](int c) { smt_cpus_.push_back(c); });
+  for (int c = 0; c < n; c++)
+    core_masks_[cpus_[c].core].for_each_wrap(c, [&](int s) {
+      smt_wrap_.push_back(s);
+      return true;
+    });
   if (!spec.numa_distances.empty()) {
     distances_ = spec.numa_distances;
   } else {

@@ -2,6 +2,7 @@
 // The machine as hardware: packages, last-level caches, optional clusters, cores and SMT
 // threads, NUMA nodes. No scheduling knowledge here: kernel/topology.cpp turns this into
 // sched domains.
+#include <span>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,17 @@ class Topology {
   const TopologySpec &spec() const { return spec_; }
   const CpuInfo &cpu(int c) const { return cpus_[c]; }
   const CpuMask &smt_mask(int c) const { return core_masks_[cpus_[c].core]; }
+  // The CPUs of c's core as lists, for the loops that run per schedule: ascending (the order
+  // of for_each_cpu over smt_mask(c)), and starting at c and wrapping round (the order of
+  // for_each_cpu_wrap(i, smt_mask(c), c)). A bitmap walk costs more than the two bits it finds.
+  std::span<const int> smt_cpus(int c) const {
+    return {&smt_cpus_[static_cast<std::size_t>(cpus_[c].core * spec_.threads_per_core)],
+            static_cast<std::size_t>(spec_.threads_per_core)};
+  }
+  std::span<const int> smt_wrap(int c) const {
+    return {&smt_wrap_[static_cast<std::size_t>(c * spec_.threads_per_core)],
+            static_cast<std::size_t>(spec_.threads_per_core)};
+  }
   const CpuMask &cluster_mask(int c) const { return cluster_masks_[cpus_[c].cluster]; }
   const CpuMask &llc_mask(int c) const { return llc_masks_[cpus_[c].llc]; }
   const CpuMask &socket_mask(int c) const { return socket_masks_[cpus_[c].socket]; }
@@ -59,6 +71,8 @@ class Topology {
   std::vector<CpuMask> core_masks_, cluster_masks_, llc_masks_, socket_masks_, node_masks_;
   std::vector<std::vector<int>> distances_;
   CpuMask all_;
+  std::vector<int> smt_cpus_;  // core k's CPUs at [k * threads, (k + 1) * threads)
+  std::vector<int> smt_wrap_;  // CPU c's core, from c round: at [c * threads, (c + 1) * threads)
 };
 
 }  // namespace schedlab
