@@ -26,8 +26,8 @@ constexpr u32 kYInv[LOAD_AVG_PERIOD] = {
     2553802833, 2499080104, 2445529971, 2393127307, 2341847523, 2291666560, 2242560871, 2194507416};
 
 u64 decay_load(u64 val, u64 n) {
-  if (n > LOAD_AVG_PERIOD * 63) return 0;
-  if (n >= LOAD_AVG_PERIOD) {
+  if (n >= LOAD_AVG_PERIOD) {  // rare: most updates close at most one period
+    if (n > LOAD_AVG_PERIOD * 63) return 0;
     val >>= n / LOAD_AVG_PERIOD;
     n %= LOAD_AVG_PERIOD;
   }
@@ -97,12 +97,8 @@ u64 advance_pelt_clock(u64 now, sched_avg *sa) {
   return delta;
 }
 
-}  // namespace
-
-namespace pelt {
-
-bool update_load_sum(u64 now, sched_avg *sa, unsigned long load, unsigned long runnable,
-                     int running) {
+[[gnu::always_inline]] inline bool load_sum(u64 now, sched_avg *sa, unsigned long load,
+                                            unsigned long runnable, int running) {
   const u64 delta = advance_pelt_clock(now, sa);
   if (!delta) return false;
   if (!load) runnable = running = 0;
@@ -111,9 +107,10 @@ bool update_load_sum(u64 now, sched_avg *sa, unsigned long load, unsigned long r
   return span.periods != 0;
 }
 
-bool update_load_sum_pair(u64 now, sched_avg *a, unsigned long load_a, unsigned long runnable_a,
-                          int running_a, sched_avg *b, unsigned long load_b,
-                          unsigned long runnable_b, int running_b) {
+[[gnu::always_inline]] inline bool load_sum_pair(u64 now, sched_avg *a, unsigned long load_a,
+                                                 unsigned long runnable_a, int running_a,
+                                                 sched_avg *b, unsigned long load_b,
+                                                 unsigned long runnable_b, int running_b) {
   const u64 delta = advance_pelt_clock(now, a);
   b->last_update_time = a->last_update_time;
   if (!delta) return false;
@@ -124,10 +121,6 @@ bool update_load_sum_pair(u64 now, sched_avg *a, unsigned long load_a, unsigned 
   accumulate_span(span, b, load_b, runnable_b, running_b);
   return span.periods != 0;
 }
-
-}  // namespace pelt
-
-namespace {
 
 void update_load_avg_from_sum(sched_avg *sa, unsigned long load) {
   // The three divisions by get_pelt_divider(sa), exact (kernel/pelt_div.h).
@@ -143,6 +136,18 @@ void sub_positive(T &v, T d) {
 }
 
 }  // namespace
+
+// The exported forms (kernel/pelt.h), for the tests; the model calls the inlined ones.
+bool pelt::update_load_sum(u64 now, sched_avg *sa, unsigned long load, unsigned long runnable,
+                           int running) {
+  return load_sum(now, sa, load, runnable, running);
+}
+
+bool pelt::update_load_sum_pair(u64 now, sched_avg *a, unsigned long load_a,
+                                unsigned long runnable_a, int running_a, sched_avg *b,
+                                unsigned long load_b, unsigned long runnable_b, int running_b) {
+  return load_sum_pair(now, a, load_a, runnable_a, running_a, b, load_b, runnable_b, running_b);
+}
 
 void Kernel::update_cfs_rq_load_avg(struct cfs_rq *cfs_rq) {
   sched_avg *sa = &cfs_rq->avg;
@@ -160,8 +165,7 @@ void Kernel::update_cfs_rq_load_avg(struct cfs_rq *cfs_rq) {
                                      static_cast<u64>(sa->runnable_avg) * PELT_MIN_DIVIDER);
     cfs_rq->removed = {};
   }
-  if (pelt::update_load_sum(clock_, sa, cfs_rq->load_weight, cfs_rq->h_nr_runnable,
-                            cfs_rq->curr != nullptr))
+  if (load_sum(clock_, sa, cfs_rq->load_weight, cfs_rq->h_nr_runnable, cfs_rq->curr != nullptr))
     update_load_avg_from_sum(sa, 1);
 }
 
@@ -171,15 +175,14 @@ void Kernel::update_load_avg(struct cfs_rq *cfs_rq, sched_entity *se, int flags)
     const unsigned long runnable = se->on_rq && !se->sched_delayed;
     if (se->avg.last_update_time == cfs_rq->avg.last_update_time &&
         se->avg.period_contrib == cfs_rq->avg.period_contrib && !cfs_rq->removed.nr) {
-      if (pelt::update_load_sum_pair(clock_, &se->avg, se->on_rq, runnable, cfs_rq->curr == se,
-                                     &cfs_rq->avg, cfs_rq->load_weight, cfs_rq->h_nr_runnable,
-                                     cfs_rq->curr != nullptr)) {
+      if (load_sum_pair(clock_, &se->avg, se->on_rq, runnable, cfs_rq->curr == se, &cfs_rq->avg,
+                        cfs_rq->load_weight, cfs_rq->h_nr_runnable, cfs_rq->curr != nullptr)) {
         update_load_avg_from_sum(&se->avg, se->weight);
         update_load_avg_from_sum(&cfs_rq->avg, 1);
       }
       return;
     }
-    if (pelt::update_load_sum(clock_, &se->avg, se->on_rq, runnable, cfs_rq->curr == se))
+    if (load_sum(clock_, &se->avg, se->on_rq, runnable, cfs_rq->curr == se))
       update_load_avg_from_sum(&se->avg, se->weight);
   }
   update_cfs_rq_load_avg(cfs_rq);
@@ -223,8 +226,7 @@ void Kernel::detach_entity_load_avg(struct cfs_rq *cfs_rq, sched_entity *se) {
 
 void Kernel::remove_entity_load_avg(sched_entity *se, struct cfs_rq *old) {
   // sync_entity_load_avg(): decay the sleeper's averages to the old queue's last update.
-  if (se->avg.last_update_time &&
-      pelt::update_load_sum(old->avg.last_update_time, &se->avg, 0, 0, 0))
+  if (se->avg.last_update_time && load_sum(old->avg.last_update_time, &se->avg, 0, 0, 0))
     update_load_avg_from_sum(&se->avg, se->weight);
   old->removed.nr++;
   old->removed.util_avg += se->avg.util_avg;
