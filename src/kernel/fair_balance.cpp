@@ -139,7 +139,8 @@ static void update_sd_lb_stats(Kernel &k, lb_env &env, sd_lb_stats &sds, bool *o
   unsigned long sum_util = 0;
   bool sg_overloaded = false;
   for (const sched_group &sg : env.sd->groups) {
-    const bool local_group = sg.contains(env.dst_cpu);
+    // groups[0] is the local group by construction; the search is for the others.
+    const bool local_group = &sg == &env.sd->groups.front() || sg.contains(env.dst_cpu);
     sg_lb_stats sgs;
     update_sg_lb_stats(k, env, sg, sgs, local_group, &sg_overloaded);
     sds.total_load += sgs.group_load;
@@ -412,7 +413,8 @@ static bool should_we_balance(const Kernel &k, const lb_env &env) {
     return !(env.dst_rq->nr_running > 0 || env.dst_rq->ttwu_pending);
   const sched_group &sg = env.sd->groups.front();
   int idle_smt = -1, first_idle = -1;
-  for (int cpu = sg.span.first(); cpu < sg.span.nr_cpu_ids(); cpu = sg.span.next(cpu + 1)) {
+  for (int i = 0; i < sg.weight; i++) {
+    const int cpu = sg.cpus[i];  // for_each_cpu_and(cpu, group_balance_mask(sg), env->cpus)
     if (!env.cpus->test(cpu) || !k.lb_idle_cpu(cpu)) continue;
     // (The kernel also skips the other threads of such a core; they fail the same test.)
     if (!(env.sd->flags & SD_SHARE_CPUCAPACITY) && !is_core_idle(k, cpu)) {
