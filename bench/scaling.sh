@@ -10,17 +10,20 @@
 # one process, so that Open MPI's start-up of about 0.15 s weighs little). Without mpirun on
 # the PATH, or with a schedlab built without MPI, the MPI column is left out.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-rounds=5 runs=200 bin=build/release/schedlab
+rounds=5 runs=200 bin=
 while (($#)); do
   case $1 in
-    --rounds) rounds=$2; shift 2 ;;
-    --runs) runs=$2; shift 2 ;;
+    --rounds|--runs)
+      (($# >= 2)) || { echo "scaling.sh: $1 needs a value" >&2; exit 2; }
+      if [[ $1 == --rounds ]]; then rounds=$2; else runs=$2; fi
+      shift 2 ;;
     -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "scaling.sh: unknown option '$1' (--rounds N, --runs R, SCHEDLAB)" >&2; exit 2 ;;
-    *) bin=$1; shift ;;
+    *) bin=$(realpath -m -- "$1"); shift ;;  # relative to where it was called from
   esac
 done
+cd "$(dirname "$0")/.."
+bin=${bin:-build/release/schedlab}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "scaling.sh: --rounds must be a positive integer, not '$rounds'" >&2; exit 2; }
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "scaling.sh: --runs must be a positive integer, not '$runs'" >&2; exit 2; }
 [[ -x $bin ]] || { echo "scaling.sh: no schedlab at '$bin' (build it first)" >&2; exit 2; }
