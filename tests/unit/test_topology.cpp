@@ -25,6 +25,36 @@ TEST(Topology, AdjacentNumberingKeepsSiblingsTogether) {
   EXPECT_EQ(t.smt_mask(5).to_list(), "4-7");
 }
 
+// The per-schedule loops walk a core's CPUs as lists; the core-wide pick's tie-breaking
+// depends on their order, which must be for_each_cpu's and for_each_cpu_wrap's.
+TEST(Topology, SmtListsFollowTheMaskOrders) {
+  for (const auto numbering : {CpuNumbering::X86, CpuNumbering::Adjacent}) {
+    TopologySpec s;
+    s.cores_per_llc = 3;
+    s.threads_per_core = 4;
+    s.numbering = numbering;
+    Topology t(s);
+    for (int c = 0; c < t.nr_cpus(); c++) {
+      std::vector<int> asc, wrap;
+      t.smt_mask(c).for_each([&](int i) { asc.push_back(i); });
+      t.smt_mask(c).for_each_wrap(c, [&](int i) {
+        wrap.push_back(i);
+        return true;
+      });
+      const auto cpus = t.smt_cpus(c), from_c = t.smt_wrap(c);
+      EXPECT_EQ(std::vector<int>(cpus.begin(), cpus.end()), asc) << "cpu " << c;
+      EXPECT_EQ(std::vector<int>(from_c.begin(), from_c.end()), wrap) << "cpu " << c;
+      EXPECT_EQ(from_c.front(), c);
+    }
+  }
+  TopologySpec s;  // CPU 6 of 4 cores x 2 threads (x86): its core is {2, 6}
+  s.cores_per_llc = 4;
+  s.threads_per_core = 2;
+  Topology t(s);
+  EXPECT_EQ(std::vector<int>(t.smt_wrap(6).begin(), t.smt_wrap(6).end()), (std::vector<int>{6, 2}));
+  EXPECT_EQ(std::vector<int>(t.smt_cpus(6).begin(), t.smt_cpus(6).end()), (std::vector<int>{2, 6}));
+}
+
 TEST(Topology, TwoSocketsMakeTwoNodesAndLlcs) {
   TopologySpec s;
   s.sockets = 2;
