@@ -1,6 +1,6 @@
 #pragma once
-// The PELT sums of kernel/sched/pelt.c (___update_load_sum()), for the kernel model and its
-// tests; the averages and their wiring into fair.c are in pelt.cpp.
+// The PELT sums of kernel/sched/pelt.c (___update_load_sum()), exported for the tests; the
+// model calls the same code inlined, and the averages and their wiring into fair.c, in pelt.cpp.
 #include "kernel/sched.h"
 
 namespace schedlab::kernel::pelt {
