@@ -195,16 +195,14 @@ int Kernel::select_idle_smt(task_struct *p, sched_domain *sd, int target) {
   const bool checked = sched_feat(CORE_COOKIE_FASTPATH) ||
                        sched_feat(CORE_COOKIE_FASTPATH_CPU_MATCH) ||
                        sched_feat(CORE_COOKIE_FASTPATH_IDLE_CORES);
-  int found = -1;
   for (const int cpu : cpu_smt_cpus(target)) {
-    if (found >= 0) break;
     if (cpu == target || !p->cpus_mask.test(cpu)) continue;
     // The sibling may sit outside the LLC domain when the domain was cut by isolation.
     if (!sd->span.test(cpu)) continue;
     if (checked ? __select_idle_cpu(cpu, p) == cpu : available_idle_cpu(cpu) || sched_idle_cpu(cpu))
-      found = cpu;
+      return cpu;
   }
-  return found;
+  return -1;
 }
 
 int Kernel::select_idle_cpu(task_struct *p, sched_domain *sd, bool has_idle_core, int target) {
