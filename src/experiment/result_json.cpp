@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "experiment/host_stats.h"
+#include "machine/cpumask.h"
 #include "schedlab/version.h"
 
 namespace schedlab::experiment {
@@ -102,6 +103,11 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
   for (int i = 0; i < kernel::__SCHED_TUNABLE_NR; i++)
     tun[std::string(kernel::kTunables[i].name)] = r.kernel.tunables.v[i];
   k["tunables"] = tun;
+  if (!r.kernel.nohz_full.empty()) {
+    CpuMask cpus(static_cast<int>(m.cpus.size()));
+    for (int c : r.kernel.nohz_full) cpus.set(c);
+    k["nohz_full"] = cpus.to_list();
+  }
   j["kernel"] = k;
 
   const TopologySpec &t = s.topology;
@@ -151,6 +157,8 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
       cj["lb_count"] = cs.lb_count;
       cj["lb_moved"] = cs.lb_moved;
       cj["lb_failed"] = cs.lb_failed;
+      cj["ticks"] = cs.ticks;
+      if (!r.kernel.nohz_full.empty()) cj["remote_ticks"] = cs.remote_ticks;
       cj["avg_idle_ns"] = cs.avg_idle_ns;
       cj["mean_avg_idle_ns"] = cs.mean_avg_idle_ns;
       // The counters of /proc/schedstat's cpuN line, under its names (times in ns).

@@ -492,6 +492,7 @@ bool Simulation::do_sync(TaskWork &w, int cpu, const workload::Phase &ph) {
 void Simulation::handle(const sim::EventQueue::Fired &f) {
   switch (f.kind) {
     case kernel::EV_TICK:
+    case kernel::EV_TICK_REMOTE:
     case kernel::EV_IPI:
       kernel_->handle_event(f.kind, f.arg);
       break;
@@ -603,6 +604,8 @@ RunResult Simulation::run() {
     cs.lb_count = rq->lb_count;
     cs.lb_moved = rq->lb_moved;
     cs.lb_failed = rq->lb_failed;
+    cs.ticks = rq->nr_ticks;
+    cs.remote_ticks = rq->nr_remote_ticks;
     cs.sched_count = rq->sched_count;
     cs.yld_count = rq->yld_count;
     cs.sched_goidle = rq->sched_goidle;

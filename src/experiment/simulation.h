@@ -33,6 +33,7 @@ struct RunResult {
   struct CpuSched {
     u64 newidle_attempts = 0, newidle_skipped_avg_idle = 0, newidle_pulled = 0, newidle_cost_ns = 0;
     u64 lb_count = 0, lb_moved = 0, lb_failed = 0;
+    u64 ticks = 0, remote_ticks = 0;  // sched_tick() here; sched_tick_remote() for here
     u64 sched_count = 0, sched_goidle = 0, ttwu_count = 0, ttwu_local = 0;  // /proc/schedstat
     u64 yld_count = 0;                                                      // likewise
     u64 avg_idle_ns = 0;                                                    // at the end of the run

@@ -45,6 +45,20 @@ Kernel::Kernel(const Topology &topo, const MachineCosts &costs, const KernelConf
   ipi_timer_.resize(nr_cpus_);
   for (int cpu = 0; cpu < nr_cpus_; cpu++) init_rq(cpu);
   build_sched_domains();
+  nohz_full_ = CpuMask(nr_cpus_);
+  for (const int c : cfg_.nohz_full) nohz_full_.set(c);
+  if (!nohz_full_.empty()) {
+    // The scenario reader leaves at least one housekeeping CPU (a kernel would take the boot
+    // CPU back from nohz_full= with a warning).
+    nohz_full_on_ = true;
+    nohz_housekeeper_ = 0;
+    while (nohz_full_.test(nohz_housekeeper_)) nohz_housekeeper_++;
+    assert(nohz_housekeeper_ < nr_cpus_);
+    // sched_tick_start() queues the remote tick HZ jiffies after each nohz_full CPU comes
+    // online. MODEL: all of them boot at time 0, so one event serves them all (docs/model.md).
+    tick_remote_timer_ = events_.make_timer(EV_TICK_REMOTE, 0);
+    events_.arm(tick_remote_timer_, static_cast<Time>(hz) * tick_nsec_);
+  }
 }
 
 Kernel::~Kernel() = default;
@@ -150,12 +164,21 @@ void Kernel::handle_event(u32 kind, u32 arg) {
         this_cpu_ = c;
         sched_tick(c);
         run_preempt_points();
+        // tick_nohz_irq_exit(): leaving the tick's interrupt, a nohz_full CPU with nothing
+        // that needs the tick stops it (a CPU gone idle stopped it already).
+        if (tick_nohz_full_cpu(c) && tick_on_.test(c) && sched_can_stop_tick(cpu_rq(c)))
+          tick_stop(c);
       });
       // tick_stop()/tick_restart() keep the count, switch by switch.
       assert(nr_ticking_ == tick_on_.weight());
       if (nr_ticking_) events_.arm(tick_timer_, clock_ + tick_nsec_);
       break;
     }
+    case EV_TICK_REMOTE:
+      sched_tick_remote();
+      events_.arm(tick_remote_timer_,
+                  clock_ + static_cast<Time>(cfg_.tunables[TUNABLE_hz]) * tick_nsec_);
+      break;
     case EV_IPI:
       sched_ttwu_pending(rq);
       // The stopper queued by active balancing runs first: it preempts whatever runs here.
@@ -170,12 +193,14 @@ void Kernel::handle_event(u32 kind, u32 arg) {
 // NO_HZ idle: an idle CPU takes no tick; a busy one ticks on jiffy boundaries, as all CPUs
 // share the jiffies clock.
 void Kernel::tick_restart(int cpu) {
+  if (tick_on_.test(cpu)) return;
   tick_on_.set(cpu);
   if (nr_ticking_++ == 0 && !events_.armed(tick_timer_))
     events_.arm(tick_timer_, (clock_ / tick_nsec_ + 1) * tick_nsec_);
 }
 
 void Kernel::tick_stop(int cpu) {
+  if (!tick_on_.test(cpu)) return;  // a nohz_full CPU whose lone task goes
   tick_on_.clear(cpu);
   nr_ticking_--;
 }
@@ -185,6 +210,7 @@ void Kernel::tick_stop(int cpu) {
 
 void Kernel::enqueue_task(struct rq *rq, task_struct *p, int flags) {
   enqueue_task_fair(rq, p, flags);
+  if (nohz_full_on_) sched_update_tick_dependency(rq);  // add_nr_running()
   if (sched_core_enabled(rq)) {
     sched_core_enqueue(rq, p);
     forceidle_trace_update(rq);
@@ -437,7 +463,8 @@ void Kernel::__schedule(int cpu, bool preempt) {
     tick_stop(cpu);
     for (TraceSink *t : tracers_) t->cpu_idle(clock_, cpu, true);
   } else if (prev->is_idle_task) {
-    tick_restart(cpu);
+    // tick_nohz_idle_exit(): a nohz_full CPU keeps its tick off for a lone task.
+    if (!tick_nohz_full_cpu(cpu) || !sched_can_stop_tick(rq)) tick_restart(cpu);
     for (TraceSink *t : tracers_) t->cpu_idle(clock_, cpu, false);
   }
   if (hooks_) hooks_->cpu_switched(cpu, prev, next);
@@ -454,10 +481,44 @@ void Kernel::run_core_balance_callback(struct rq *rq) {
 
 void Kernel::sched_tick(int cpu) {
   struct rq *rq = cpu_rq(cpu);
+  rq->nr_ticks++;
   if (rq->curr != rq->idle) task_tick_fair(rq, rq->curr);
   sched_core_tick(rq);
   sched_balance_trigger(rq);
   nohz_balancer_kick(rq);
+}
+
+// ---------------------------------------------------------------------------------------------
+// NO_HZ_FULL
+
+// A lone fair task needs no tick: nothing can preempt it but a wakeup, which checks for itself.
+// (No deadline or RR tasks, nor CFS bandwidth limits, exist in the model.)
+bool Kernel::sched_can_stop_tick(const struct rq *rq) const {
+  return rq->cfs.h_nr_runnable + rq->cfs.h_nr_delayed <= 1;  // rq->cfs.h_nr_queued
+}
+
+// The TICK_DEP_BIT_SCHED dependency: a second task on a nohz_full CPU whose tick is off kicks
+// it back on (tick_nohz_dep_set_cpu()). MODEL: the kick's IPI takes no time; the restarted
+// tick keeps the jiffy grid (docs/model.md). A CPU still idle restarts it when it picks.
+void Kernel::sched_update_tick_dependency(struct rq *rq) {
+  const int cpu = rq->cpu;
+  if (!tick_nohz_full_cpu(cpu) || tick_on_.test(cpu) || rq->curr == rq->idle) return;
+  if (!sched_can_stop_tick(rq)) tick_restart(cpu);
+}
+
+// sched_tick_remote(): once a second a housekeeping CPU ticks, in its stead, each nohz_full CPU
+// whose tick is off: the running task's accounting and PELT move on (task_tick_fair()), so that
+// they are never more than a second stale.
+void Kernel::sched_tick_remote() {
+  const int saved = this_cpu_;
+  nohz_full_.for_each([&](int cpu) {
+    struct rq *rq = cpu_rq(cpu);
+    if (tick_on_.test(cpu) || rq->curr == rq->idle) return;
+    this_cpu_ = nohz_housekeeper_;  // a resched is an IPI to the nohz_full CPU
+    rq->nr_remote_ticks++;
+    task_tick_fair(rq, rq->curr);
+  });
+  this_cpu_ = saved;
 }
 
 // ---------------------------------------------------------------------------------------------

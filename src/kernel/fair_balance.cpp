@@ -642,8 +642,9 @@ void Kernel::sched_balance_domains(struct rq *rq, cpu_idle_type idle) {
 void Kernel::nohz_balancer_kick(struct rq *rq) {
   if (jiffies() < nohz_next_balance_) return;
   int ilb = -1;
+  // find_new_ilb(): an idle housekeeping CPU (HK_TYPE_KERNEL_NOISE: not nohz_full) balances.
   for (int c = 0; c < nr_cpus_; c++)
-    if (c != rq->cpu && idle_cpu(c)) {
+    if (c != rq->cpu && idle_cpu(c) && !tick_nohz_full_cpu(c)) {
       ilb = c;
       break;
     }

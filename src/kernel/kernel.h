@@ -21,7 +21,7 @@
 namespace schedlab::kernel {
 
 // Event kinds of the kernel's own timers (the simulation owns the others).
-enum KernelEvent : u32 { EV_TICK = 1, EV_IPI = 2, EV_KERNEL_LAST = 15 };
+enum KernelEvent : u32 { EV_TICK = 1, EV_IPI = 2, EV_TICK_REMOTE = 3, EV_KERNEL_LAST = 15 };
 
 class Kernel {
  public:
@@ -99,6 +99,16 @@ class Kernel {
   int select_task_rq(task_struct *p, int cpu, int *wake_flags);
   void __schedule(int cpu, bool preempt);
   void sched_tick(int cpu);
+  // NO_HZ_FULL (the nohz_full= CPUs; kernel/time/tick-sched.c and core.c).
+  bool tick_nohz_full_cpu(int cpu) const { return nohz_full_on_ && nohz_full_.test(cpu); }
+  bool sched_can_stop_tick(const struct rq *rq) const;
+  void sched_update_tick_dependency(struct rq *rq);
+  void sched_tick_remote();
+  // Whether the CPU's periodic tick runs; how many ticks it has taken (the LOC line of
+  // /proc/interrupts, scheduler ticks only), remote ticks apart.
+  bool tick_running(int cpu) const { return tick_on_.test(cpu); }
+  u64 nr_ticks(int cpu) const { return cpu_rq(cpu)->nr_ticks; }
+  u64 nr_remote_ticks(int cpu) const { return cpu_rq(cpu)->nr_remote_ticks; }
   void wakeup_preempt(struct rq *rq, task_struct *p, int flags);
   // Test helpers: put p on cpu's queue / make it the running task without the wakeup path.
   void test_enqueue(task_struct *p, int cpu);
@@ -316,6 +326,10 @@ class Kernel {
   CpuMask tick_on_;
   CpuMask tick_cpus_;  // this jiffy's snapshot of tick_on_
   int nr_ticking_ = 0;
+  CpuMask nohz_full_;  // nohz_full= (tick_nohz_full_mask)
+  bool nohz_full_on_ = false;
+  int nohz_housekeeper_ = 0;  // the housekeeping CPU that runs sched_tick_remote()
+  sim::EventQueue::TimerId tick_remote_timer_ = 0;
   std::vector<sim::EventQueue::TimerId> ipi_timer_;
   std::vector<int> pending_resched_;  // CPUs to reschedule at the end of the current event
   int next_pid_ = 1;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "kernel/features.h"
 
@@ -68,6 +69,9 @@ struct KernelConfig {
   KernelVersion version = KernelVersion::V6_18;
   Features features;
   Tunables tunables;
+  // The nohz_full= boot parameter (CONFIG_NO_HZ_FULL): these CPUs stop their tick while they
+  // run a lone task. Empty: none, every busy CPU ticks (NO_HZ idle only).
+  std::vector<int> nohz_full;
 };
 
 }  // namespace schedlab::kernel

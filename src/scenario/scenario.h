@@ -70,8 +70,9 @@ struct ConfigSpec {
   std::string name;
   std::vector<std::pair<kernel::sched_feat_id, bool>> features;
   std::vector<std::pair<kernel::sched_tunable_id, std::int64_t>> tunables;
-  std::vector<CookieShorthand> cookies;  // applied first, in order
-  std::vector<PrctlOp> prctl;            // then these, in order
+  std::optional<std::vector<int>> nohz_full;  // replaces [kernel] nohz_full when set
+  std::vector<CookieShorthand> cookies;       // applied first, in order
+  std::vector<PrctlOp> prctl;                 // then these, in order
   int line = 0;
 };
 

@@ -213,11 +213,14 @@ class Reader {
   std::string string(const toml::node &n, std::string_view field) const;
   Time duration(const toml::node &n, std::string_view field) const;
   Dist dist(const toml::node &n, std::string_view field) const;
+  // A kernel cpulist string ("0-3,8") of CPUs the machine has.
+  std::vector<int> cpulist(const toml::node &n, std::string_view field, int nr_cpus) const;
+  std::vector<int> nohz_full(const toml::node &n, std::string_view field, int nr_cpus) const;
 
   void read_scenario(const toml::table &t, Scenario &s) const;
   void read_machine(const toml::table &t, Scenario &s) const;
   void read_costs(const toml::table &t, MachineCosts &c) const;
-  void read_kernel(const toml::table &t, kernel::KernelConfig &k) const;
+  void read_kernel(const toml::table &t, kernel::KernelConfig &k, int nr_cpus) const;
   void read_features(const toml::table &t, std::string_view path,
                      std::vector<std::pair<kernel::sched_feat_id, bool>> &out) const;
   void read_tunables(const toml::table &t, std::string_view path,
@@ -322,6 +325,39 @@ Dist Reader::dist(const toml::node &n, std::string_view field) const {
   return *d;
 }
 
+static int spec_cpus(const TopologySpec &m) {
+  return m.sockets * m.llcs_per_socket * m.cores_per_llc * m.threads_per_core;
+}
+
+std::vector<int> Reader::cpulist(const toml::node &n, std::string_view field, int nr_cpus) const {
+  std::string why;
+  auto cpus = parse_cpulist(string(n, field), &why);
+  if (!cpus) fail(at(n), field, why);
+  for (int c : *cpus)
+    if (c >= nr_cpus)
+      fail(at(n), field,
+           nr_cpus == 1 ? fmt::format("cpu {} does not exist (the machine has 1 CPU: 0)", c)
+                        : fmt::format("cpu {} does not exist (the machine has {} CPUs: 0-{})", c,
+                                      nr_cpus, nr_cpus - 1));
+  return std::move(*cpus);
+}
+
+// nohz_full = "1-7": "" for none (so that a [[config]] can turn it off again).
+std::vector<int> Reader::nohz_full(const toml::node &n, std::string_view field, int nr_cpus) const {
+  if (n.is_string() && n.as_string()->get().empty()) return {};
+  std::vector<int> cpus = cpulist(n, field, nr_cpus);
+  // The kernel keeps the boot CPU for housekeeping (with a warning) rather than boot without
+  // one; a scenario says what it means instead.
+  std::vector<bool> named(static_cast<std::size_t>(nr_cpus));
+  for (int c : cpus) named[static_cast<std::size_t>(c)] = true;
+  if (std::find(named.begin(), named.end(), false) == named.end())
+    fail(at(n), field,
+         fmt::format("names every CPU of the machine (0-{}): leave at least one out, for "
+                     "housekeeping (timers, the idle load balancer, the remote tick)",
+                     nr_cpus - 1));
+  return cpus;
+}
+
 Scenario Reader::read(const toml::table &root) const {
   Scenario s;
   s.file = file_;
@@ -334,10 +370,9 @@ Scenario Reader::read(const toml::table &root) const {
   const toml::table *machine = subtable(root, "machine", "");
   if (!machine) fail(Pos{}, "machine", "missing required table [machine]");
   read_machine(*machine, s);
-  const TopologySpec &m = s.topology;
-  const int nr_cpus = m.sockets * m.llcs_per_socket * m.cores_per_llc * m.threads_per_core;
+  const int nr_cpus = spec_cpus(s.topology);
 
-  if (const toml::table *k = subtable(root, "kernel", "")) read_kernel(*k, s.kernel);
+  if (const toml::table *k = subtable(root, "kernel", "")) read_kernel(*k, s.kernel, nr_cpus);
 
   const toml::node *groups = root.get("group");
   if (!groups)
@@ -497,8 +532,10 @@ void Reader::read_costs(const toml::table &t, MachineCosts &c) const {
   }
 }
 
-void Reader::read_kernel(const toml::table &t, kernel::KernelConfig &k) const {
-  check_keys(t, "kernel", {"version", "features", "tunables"});
+void Reader::read_kernel(const toml::table &t, kernel::KernelConfig &k, int nr_cpus) const {
+  check_keys(t, "kernel", {"version", "features", "tunables", "nohz_full"});
+  if (const toml::node *n = t.get("nohz_full"))
+    k.nohz_full = nohz_full(*n, "kernel.nohz_full", nr_cpus);
   if (const toml::node *n = t.get("version")) {
     if (n->is_floating_point())
       fail(at(*n), "kernel.version", "expected a string such as \"6.18\", got a float");
@@ -640,19 +677,7 @@ TaskGroupSpec Reader::read_group(const toml::table &t, const std::string &path, 
            fmt::format("unknown policy '{}' (expected one of: normal, batch, idle)", v));
     }
   }
-  if (const toml::node *n = t.get("cpus")) {
-    const std::string field = join(path, "cpus");
-    std::string why;
-    auto cpus = parse_cpulist(string(*n, field), &why);
-    if (!cpus) fail(at(*n), field, why);
-    for (int c : *cpus)
-      if (c >= nr_cpus)
-        fail(at(*n), field,
-             nr_cpus == 1 ? fmt::format("cpu {} does not exist (the machine has 1 CPU: 0)", c)
-                          : fmt::format("cpu {} does not exist (the machine has {} CPUs: 0-{})", c,
-                                        nr_cpus, nr_cpus - 1));
-    g.cpus = std::move(*cpus);
-  }
+  if (const toml::node *n = t.get("cpus")) g.cpus = cpulist(*n, join(path, "cpus"), nr_cpus);
   if (const toml::node *n = t.get("start")) g.start = dist(*n, join(path, "start"));
   if (const toml::node *n = t.get("stress")) g.stress = boolean(*n, join(path, "stress"));
   if (read_benchmark(t, path, nr_cpus, g)) return g;
@@ -1025,7 +1050,7 @@ std::uint32_t Reader::resource(workload::Resource::Kind kind, const std::string 
 
 ConfigSpec Reader::read_config(const toml::table &t, const std::string &path,
                                const Scenario &s) const {
-  check_keys(t, path, {"name", "features", "tunables", "cookies", "prctl"});
+  check_keys(t, path, {"name", "features", "tunables", "nohz_full", "cookies", "prctl"});
   ConfigSpec c;
   c.line = static_cast<int>(at(t).line);
   const toml::node *name = t.get("name");
@@ -1036,6 +1061,8 @@ ConfigSpec Reader::read_config(const toml::table &t, const std::string &path,
     read_features(*f, join(path, "features"), c.features);
   if (const toml::table *tu = subtable(t, "tunables", path))
     read_tunables(*tu, join(path, "tunables"), c.tunables);
+  if (const toml::node *n = t.get("nohz_full"))
+    c.nohz_full = nohz_full(*n, join(path, "nohz_full"), spec_cpus(s.topology));
 
   const toml::node *cookies = t.get("cookies");
   const toml::node *prctl = t.get("prctl");
@@ -1281,6 +1308,7 @@ kernel::KernelConfig apply_config(const Scenario &s, const ConfigSpec *config) {
   if (!config) return k;
   for (auto [id, on] : config->features) k.features.on[id] = on;
   for (auto [id, v] : config->tunables) k.tunables.v[id] = v;
+  if (config->nohz_full) k.nohz_full = *config->nohz_full;
   return k;
 }
 

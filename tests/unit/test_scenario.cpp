@@ -163,6 +163,35 @@ TEST(ParseScenario, EveryField) {
   EXPECT_TRUE(s.configs[1].features.empty());
 }
 
+TEST(ParseScenario, NohzFull) {
+  const Scenario s = parse_scenario(R"(
+[scenario]
+name = "isolated"
+duration = "1s"
+[machine]
+cores_per_llc = 4
+threads_per_core = 2
+[kernel]
+nohz_full = "2-3,6-7"
+[[group]]
+name = "w"
+phases = [ { run = "1ms" } ]
+[[config]]
+name = "as the kernel section"
+[[config]]
+name = "more"
+nohz_full = "1-7"
+[[config]]
+name = "none"
+nohz_full = ""
+)",
+                                    "nohz.toml");
+  EXPECT_EQ(s.kernel.nohz_full, (std::vector<int>{2, 3, 6, 7}));
+  EXPECT_EQ(apply_config(s, &s.configs[0]).nohz_full, (std::vector<int>{2, 3, 6, 7}));
+  EXPECT_EQ(apply_config(s, &s.configs[1]).nohz_full, (std::vector<int>{1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_TRUE(apply_config(s, &s.configs[2]).nohz_full.empty());
+}
+
 TEST(ParseScenario, Defaults) {
   const Scenario s = parse_scenario(R"(
 [scenario]
