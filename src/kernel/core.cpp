@@ -36,7 +36,9 @@ Kernel::Kernel(const Topology &topo, const MachineCosts &costs, const KernelConf
                                  ? static_cast<u64>(t[TUNABLE_base_slice_ns])
                                  : static_cast<u64>(t[TUNABLE_normalized_base_slice_ns]) * factor;
   const u64 hz = static_cast<u64>(t[TUNABLE_hz]);
+  hz_ = hz;
   tick_nsec_ = (NSEC_PER_SEC + hz / 2) / hz;
+  max_load_balance_interval_ = std::max<u64>(1, hz * static_cast<u64>(nr_cpus_) / 10);
 
   rqs_.resize(nr_cpus_);
   idle_tasks_.resize(nr_cpus_);
@@ -176,8 +178,7 @@ void Kernel::handle_event(u32 kind, u32 arg) {
     }
     case EV_TICK_REMOTE:
       sched_tick_remote();
-      events_.arm(tick_remote_timer_,
-                  clock_ + static_cast<Time>(cfg_.tunables[TUNABLE_hz]) * tick_nsec_);
+      events_.arm(tick_remote_timer_, clock_ + static_cast<Time>(hz_) * tick_nsec_);
       break;
     case EV_IPI:
       sched_ttwu_pending(rq);

@@ -158,14 +158,13 @@ static void update_sd_lb_stats(Kernel &k, lb_env &env, sd_lb_stats &sds, bool *o
   }
   sds.prefer_sibling = env.sd->child && (env.sd->child->flags & SD_PREFER_SIBLING);
   if (!env.sd->parent) *overloaded = sg_overloaded;  // the root domain's overload flag
-  if (env.idle != Kernel::CPU_NEWLY_IDLE) k.update_idle_cpu_scan(env.sd, sum_util);
+  if (env.idle != Kernel::CPU_NEWLY_IDLE) k.update_idle_cpu_scan(env.sd, env.dst_cpu, sum_util);
 }
 
 // SIS_UTIL: the busier the LLC, the fewer CPUs select_idle_cpu() may scan. Integer maths as
 // in the kernel: nr = llc_weight * (1 - min(1, (util_avg * pct)^2 / (10000 * 1024^2) * 1024)).
-void Kernel::update_idle_cpu_scan(sched_domain *sd, unsigned long sum_util) {
+void Kernel::update_idle_cpu_scan(sched_domain *sd, int cpu, unsigned long sum_util) {
   if (!sched_feat(SIS_UTIL)) return;
-  const int cpu = sd->span.first();
   const int llc_weight = sd_llc_size(cpu);
   if (sd->span_weight != llc_weight) return;
   sched_domain_shared *sd_share = sd_llc_shared(cpu);
@@ -575,13 +574,12 @@ void Kernel::active_load_balance_cpu_stop(struct rq *busiest_rq) {
 // ---------------------------------------------------------------------------------------------
 // Periodic balancing
 
-static u64 get_sd_balance_interval(const Kernel &k, const sched_domain *sd, bool busy) {
-  const u64 hz = static_cast<u64>(k.config().tunables[TUNABLE_hz]);
-  const u64 max_lb_interval = std::max<u64>(1, hz * static_cast<u64>(k.nr_cpu_ids()) / 10);
+u64 Kernel::get_sd_balance_interval(const sched_domain *sd, bool busy) const {
   const u64 ms = sd->balance_interval * (busy ? sd->busy_factor : 1);
-  u64 j = ms * hz / 1000;     // msecs_to_jiffies()
+  // msecs_to_jiffies() rounds up; at HZ=1000 (the default) a jiffy is a millisecond.
+  u64 j = hz_ == 1000 ? ms : (ms * hz_ + 999) / 1000;
   if (busy && j > 1) j -= 1;  // a little earlier, so that busy CPUs do not all balance at once
-  return std::clamp<u64>(j, 1, max_lb_interval);
+  return std::clamp<u64>(j, 1, max_load_balance_interval_);
 }
 
 // max_newidle_lb_cost tracks the most expensive newidle balance of the domain, decaying by
@@ -606,7 +604,7 @@ void Kernel::sched_balance_trigger(struct rq *rq) {
 void Kernel::sched_balance_domains(struct rq *rq, cpu_idle_type idle) {
   const int cpu = rq->cpu;
   bool busy = idle != CPU_IDLE && !sched_idle_cpu(cpu);
-  const u64 hz = static_cast<u64>(cfg_.tunables[TUNABLE_hz]);
+  const u64 hz = hz_;
   u64 next_balance = jiffies() + 60 * hz;
   bool continue_balancing = true, need_decay = false;
   u64 max_cost = 0;
@@ -618,7 +616,7 @@ void Kernel::sched_balance_domains(struct rq *rq, cpu_idle_type idle) {
       if (need_decay) continue;
       break;
     }
-    u64 interval = get_sd_balance_interval(*this, sd, busy);
+    u64 interval = get_sd_balance_interval(sd, busy);
     if (jiffies() >= sd->last_balance + interval) {
       if (sched_balance_rq(cpu, rq, sd, idle, &continue_balancing)) {
         // We pulled work: we are no longer idle.
@@ -626,7 +624,7 @@ void Kernel::sched_balance_domains(struct rq *rq, cpu_idle_type idle) {
         busy = idle != CPU_IDLE && !sched_idle_cpu(cpu);
       }
       sd->last_balance = jiffies();
-      interval = get_sd_balance_interval(*this, sd, busy);
+      interval = get_sd_balance_interval(sd, busy);
     }
     next_balance = std::min(next_balance, sd->last_balance + interval);
   }
@@ -653,7 +651,11 @@ void Kernel::nohz_balancer_kick(struct rq *rq) {
   if (!kick) {
     // More than one busy CPU in this LLC: an idle CPU may be able to spread them.
     int busy = 0;
-    if (sd_llc(rq->cpu)) sd_llc(rq->cpu)->span.for_each([&](int c) { busy += !idle_cpu(c); });
+    if (sd_llc(rq->cpu))
+      sd_llc(rq->cpu)->span.for_each_wrap(0, [&](int c) {
+        busy += !idle_cpu(c);
+        return busy <= 1;  // two are enough
+      });
     kick = busy > 1;
   }
   if (!kick) return;
@@ -663,7 +665,7 @@ void Kernel::nohz_balancer_kick(struct rq *rq) {
 void Kernel::nohz_idle_balance(int ilb_cpu) {
   const int saved = this_cpu_;
   this_cpu_ = ilb_cpu;
-  u64 next = jiffies() + 60 * static_cast<u64>(cfg_.tunables[TUNABLE_hz]);
+  u64 next = jiffies() + 60 * hz_;
   for (int c = 0; c < nr_cpus_; c++) {
     if (!lb_idle_cpu(c)) continue;  // busy, or forced idle: not balanced on its behalf
     struct rq *rq = cpu_rq(c);
@@ -699,15 +701,14 @@ static void update_newidle_stats(sched_domain *sd, unsigned int success) {
 // stay idle longer than balancing costs.
 int Kernel::sched_balance_newidle(struct rq *this_rq) {
   const int this_cpu = this_rq->cpu;
-  const u64 hz = static_cast<u64>(cfg_.tunables[TUNABLE_hz]);
+  const u64 hz = hz_;
   u64 next_balance = jiffies() + hz;
   if (this_rq->ttwu_pending) return 0;  // a wakeup is on its way: not really idle
   this_rq->idle_stamp = clock_;
   this_rq->newidle_attempts++;
   int pulled_task = 0;
   auto update_next_balance = [&](const sched_domain *sd) {
-    next_balance =
-        std::min(next_balance, sd->last_balance + get_sd_balance_interval(*this, sd, false));
+    next_balance = std::min(next_balance, sd->last_balance + get_sd_balance_interval(sd, false));
   };
   sched_domain *sd = this_rq->sd;
   if (sd && (!rd_overloaded_ || this_rq->avg_idle < sd->max_newidle_lb_cost)) {

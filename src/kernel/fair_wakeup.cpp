@@ -16,7 +16,7 @@ namespace schedlab::kernel {
 
 void Kernel::record_wakee(task_struct *p, task_struct *current) {
   // Halve the flip count once a second so that it tracks recent behaviour.
-  if (jiffies() > current->wakee_flip_decay_ts + static_cast<u64>(cfg_.tunables[TUNABLE_hz])) {
+  if (jiffies() > current->wakee_flip_decay_ts + hz_) {
     current->wakee_flips >>= 1;
     current->wakee_flip_decay_ts = jiffies();
   }

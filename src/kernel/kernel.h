@@ -160,12 +160,14 @@ class Kernel {
   void sched_balance_domains(struct rq *rq, cpu_idle_type idle);
   int sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd, cpu_idle_type idle,
                        bool *continue_balancing);
-  void update_idle_cpu_scan(sched_domain *sd, unsigned long sum_util);
+  void update_idle_cpu_scan(sched_domain *sd, int dst_cpu, unsigned long sum_util);
   int sched_balance_newidle(struct rq *rq);
   bool task_hot(task_struct *p, sched_domain *sd, int dst_cpu, int src_cpu) const;
   void nohz_balancer_kick(struct rq *rq);
   void active_load_balance_cpu_stop(struct rq *busiest_rq);
   void nohz_idle_balance(int ilb_cpu);
+  // A domain's balance interval in jiffies, for a busy or an idle CPU.
+  u64 get_sd_balance_interval(const sched_domain *sd, bool busy) const;
   bool rd_overloaded() const { return rd_overloaded_; }
   // Seeds the kernel's own random draws (NI_RANDOM), one stream per CPU.
   void seed_random(u64 seed);
@@ -311,6 +313,9 @@ class Kernel {
   u64 tick_nsec_;
   u64 jiffies_ = 0;  // clock_ / tick_nsec_
   u64 jiffies() const { return jiffies_; }
+  u64 hz_ = 0;  // CONFIG_HZ
+  // max_load_balance_interval: HZ * online CPUs / 10 jiffies (update_max_interval()).
+  u64 max_load_balance_interval_ = 0;
 
   std::vector<struct rq> rqs_;  // contiguous: scans of all CPUs stream through them
   std::vector<std::unique_ptr<task_struct>> tasks_;  // pid order; idle tasks live in idle_tasks_

@@ -239,3 +239,23 @@ TEST(ActiveBalance, TheStopperPushesTheRunningTask) {
   EXPECT_EQ(f.k.cpu_rq(0)->curr, q);
   EXPECT_EQ(f.k.cpu_rq(0)->lb_active, 1u);
 }
+
+// get_sd_balance_interval(): msecs_to_jiffies() rounds up, a busy CPU's interval is one jiffy
+// shorter, and max_load_balance_interval (HZ * CPUs / 10) caps it.
+TEST(BalanceInterval, MillisecondsToJiffiesRoundUp) {
+  auto interval = [](int hz, unsigned long ms, bool busy) {
+    KernelConfig cfg;
+    cfg.tunables.v[TUNABLE_hz] = hz;
+    KernelFixture f(KernelFixture::default_spec(), cfg);
+    sched_domain sd = *f.k.cpu_rq(0)->sd->parent;  // MC: busy_factor 16
+    sd.balance_interval = ms;
+    return f.k.get_sd_balance_interval(&sd, busy);
+  };
+  EXPECT_EQ(interval(1000, 4, false), 4u);
+  EXPECT_EQ(interval(1000, 4, true), 63u);    // 64 ms, less one jiffy
+  EXPECT_EQ(interval(100, 16, false), 2u);    // 1.6 jiffies
+  EXPECT_EQ(interval(100, 16, true), 25u);    // 25.6, rounded up to 26, less one
+  EXPECT_EQ(interval(300, 4, false), 2u);     // 1.2
+  EXPECT_EQ(interval(250, 1, false), 1u);     // a quarter jiffy is still one
+  EXPECT_EQ(interval(100, 1000, true), 80u);  // 1600 jiffies, capped at 100 * 8 / 10
+}
