@@ -103,11 +103,8 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
   for (int i = 0; i < kernel::__SCHED_TUNABLE_NR; i++)
     tun[std::string(kernel::kTunables[i].name)] = r.kernel.tunables.v[i];
   k["tunables"] = tun;
-  if (!r.kernel.nohz_full.empty()) {
-    CpuMask cpus(static_cast<int>(m.cpus.size()));
-    for (int c : r.kernel.nohz_full) cpus.set(c);
-    k["nohz_full"] = cpus.to_list();
-  }
+  if (!r.kernel.nohz_full.empty())
+    k["nohz_full"] = CpuMask::of(static_cast<int>(m.cpus.size()), r.kernel.nohz_full).to_list();
   j["kernel"] = k;
 
   const TopologySpec &t = s.topology;

@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "machine/cpumask.h"
+
 namespace schedlab::experiment {
 
 static std::string ms(Time ns) {
@@ -81,6 +83,20 @@ std::string run_summary(const RunResult &r, const scenario::Scenario &s) {
   out += fmt::format(
       "CPU busy: {:.1f}% overall;{}\n",
       100.0 * static_cast<double>(busy) / static_cast<double>(std::max<Time>(1, total)), per_cpu);
+  if (!r.kernel.nohz_full.empty()) {
+    // What nohz_full= buys: the ticks each CPU took, its remote ticks in parentheses.
+    u64 ticks = 0, remote = 0;
+    std::string each;
+    for (std::size_t c = 0; c < r.sched.size(); c++) {
+      ticks += r.sched[c].ticks;
+      remote += r.sched[c].remote_ticks;
+      if (r.sched.size() <= 64)
+        each += fmt::format(" {}:{}({})", c, r.sched[c].ticks, r.sched[c].remote_ticks);
+    }
+    out += fmt::format("nohz_full={}: {} ticks ({} remote); per CPU:{}\n",
+                       CpuMask::of(static_cast<int>(m.cpus.size()), r.kernel.nohz_full).to_list(),
+                       ticks, remote, each);
+  }
   if (m.forceidle_ns) {
     Time charged = 0;
     for (const auto &tm : m.tasks) charged += tm.core_forceidle_sum_ns;

@@ -47,8 +47,7 @@ Kernel::Kernel(const Topology &topo, const MachineCosts &costs, const KernelConf
   ipi_timer_.resize(nr_cpus_);
   for (int cpu = 0; cpu < nr_cpus_; cpu++) init_rq(cpu);
   build_sched_domains();
-  nohz_full_ = CpuMask(nr_cpus_);
-  for (const int c : cfg_.nohz_full) nohz_full_.set(c);
+  nohz_full_ = CpuMask::of(nr_cpus_, cfg_.nohz_full);
   if (!nohz_full_.empty()) {
     // The scenario reader leaves at least one housekeeping CPU (a kernel would take the boot
     // CPU back from nohz_full= with a warning).

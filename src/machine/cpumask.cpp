@@ -8,6 +8,12 @@ CpuMask CpuMask::all(int nr_cpus) {
   return m;
 }
 
+CpuMask CpuMask::of(int nr_cpus, const std::vector<int> &cpus) {
+  CpuMask m(nr_cpus);
+  for (int c : cpus) m.set(c);
+  return m;
+}
+
 int CpuMask::weight() const {
   int n = 0;
   for (u64 w : w_) n += std::popcount(w);

@@ -14,6 +14,8 @@ class CpuMask {
   CpuMask() = default;
   explicit CpuMask(int nr_cpus) : nr_(nr_cpus), w_((nr_cpus + 63) / 64, 0) {}
   static CpuMask all(int nr_cpus);
+  // The CPUs of a list (each < nr_cpus).
+  static CpuMask of(int nr_cpus, const std::vector<int> &cpus);
 
   int nr_cpu_ids() const { return nr_; }
   bool test(int cpu) const { return (w_[cpu >> 6] >> (cpu & 63)) & 1; }
