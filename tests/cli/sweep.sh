@@ -27,6 +27,21 @@ PY'
 check "--jobs 2 runs" '[ $rc -eq 0 ]'
 check "--jobs 1 and 2: identical CSV" 'cmp -s "$tmp/a.csv" "$tmp/b.csv"'
 check "--jobs 1 and 2: identical JSON outside host" 'python3 -c "import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); [x.pop(\"host\") for x in (a,b)]; sys.exit(a!=b)" "$tmp/a.json" "$tmp/b.json"'
+# A boot parameter is swept like any key: nohz_full (a cpulist, quoted for its comma) and none.
+nz="$src/scenarios/nohz-full.toml"
+"$bin" sweep "$nz" --param 'kernel.nohz_full="",1-3,"1-3,5-7"' --config "periodic tick" --runs 1 \
+  --json "$tmp/nz.json" >/dev/null; rc=$?
+check "nohz_full sweep runs" '[ $rc -eq 0 ]'
+check "nohz_full sweep: 3 points, each its own kernel" 'python3 - "$tmp/nz.json" <<"PY"
+import json, sys
+pts = json.load(open(sys.argv[1]))["points"]
+assert [p["values"]["kernel.nohz_full"] for p in pts] == ["\"\"", "1-3", "\"1-3,5-7\""], pts
+events = [p["experiment"]["configs"][0]["runs"][0]["events"] for p in pts]
+assert len(set(events)) == 3, events  # the remote ticks and the stopped ticks show
+PY'
+"$bin" sweep "$nz" --param kernel.nohz_full=0-7 --runs 1 >/dev/null 2>"$tmp/err"; rc=$?
+check "nohz_full naming every CPU: exit 2" '[ $rc -eq 2 ]'
+check "nohz_full naming every CPU: says why" 'grep -qF "leave at least one out" "$tmp/err"'
 bad() {  # description, expected stderr text, args...
   local what=$1 want=$2; shift 2
   "$bin" sweep "$sc" --runs 1 "$@" >/dev/null 2>"$tmp/err"; local rc=$?
