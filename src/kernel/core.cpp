@@ -56,9 +56,10 @@ Kernel::Kernel(const Topology &topo, const MachineCosts &costs, const KernelConf
     while (nohz_full_.test(nohz_housekeeper_)) nohz_housekeeper_++;
     assert(nohz_housekeeper_ < nr_cpus_);
     // sched_tick_start() queues the remote tick HZ jiffies after each nohz_full CPU comes
-    // online. MODEL: all of them boot at time 0, so one event serves them all (docs/model.md).
+    // online. MODEL: all of them boot at time 0, so one event at every whole second serves them
+    // all (docs/model.md); it is queued only while some CPU needs it (tick_remote_needed()),
+    // so that it never keeps a run going on its own.
     tick_remote_timer_ = events_.make_timer(EV_TICK_REMOTE, 0);
-    events_.arm(tick_remote_timer_, static_cast<Time>(hz) * tick_nsec_);
   }
 }
 
@@ -167,8 +168,10 @@ void Kernel::handle_event(u32 kind, u32 arg) {
         run_preempt_points();
         // tick_nohz_irq_exit(): leaving the tick's interrupt, a nohz_full CPU with nothing
         // that needs the tick stops it (a CPU gone idle stopped it already).
-        if (tick_nohz_full_cpu(c) && tick_on_.test(c) && sched_can_stop_tick(cpu_rq(c)))
+        if (tick_nohz_full_cpu(c) && tick_on_.test(c) && sched_can_stop_tick(cpu_rq(c))) {
           tick_stop(c);
+          tick_remote_needed();
+        }
       });
       // tick_stop()/tick_restart() keep the count, switch by switch.
       assert(nr_ticking_ == tick_on_.weight());
@@ -177,7 +180,6 @@ void Kernel::handle_event(u32 kind, u32 arg) {
     }
     case EV_TICK_REMOTE:
       sched_tick_remote();
-      events_.arm(tick_remote_timer_, clock_ + static_cast<Time>(hz_) * tick_nsec_);
       break;
     case EV_IPI:
       sched_ttwu_pending(rq);
@@ -464,7 +466,10 @@ void Kernel::__schedule(int cpu, bool preempt) {
     for (TraceSink *t : tracers_) t->cpu_idle(clock_, cpu, true);
   } else if (prev->is_idle_task) {
     // tick_nohz_idle_exit(): a nohz_full CPU keeps its tick off for a lone task.
-    if (!tick_nohz_full_cpu(cpu) || !sched_can_stop_tick(rq)) tick_restart(cpu);
+    if (!tick_nohz_full_cpu(cpu) || !sched_can_stop_tick(rq))
+      tick_restart(cpu);
+    else
+      tick_remote_needed();
     for (TraceSink *t : tracers_) t->cpu_idle(clock_, cpu, false);
   }
   if (hooks_) hooks_->cpu_switched(cpu, prev, next);
@@ -511,14 +516,26 @@ void Kernel::sched_update_tick_dependency(struct rq *rq) {
 // they are never more than a second stale.
 void Kernel::sched_tick_remote() {
   const int saved = this_cpu_;
+  bool again = false;
   nohz_full_.for_each([&](int cpu) {
     struct rq *rq = cpu_rq(cpu);
     if (tick_on_.test(cpu) || rq->curr == rq->idle) return;
     this_cpu_ = nohz_housekeeper_;  // a resched is an IPI to the nohz_full CPU
     rq->nr_remote_ticks++;
     task_tick_fair(rq, rq->curr);
+    again = true;
   });
   this_cpu_ = saved;
+  if (again) tick_remote_needed();
+}
+
+// A nohz_full CPU runs a task with its tick off: the remote tick is due at the next whole second.
+// (The kernel's work item fires every second regardless; when no such CPU exists it does
+// nothing, so here it is not queued.)
+void Kernel::tick_remote_needed() {
+  if (events_.armed(tick_remote_timer_)) return;
+  const Time period = static_cast<Time>(hz_) * tick_nsec_;
+  events_.arm(tick_remote_timer_, (clock_ / period + 1) * period);
 }
 
 // ---------------------------------------------------------------------------------------------

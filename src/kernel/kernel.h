@@ -104,6 +104,7 @@ class Kernel {
   bool sched_can_stop_tick(const struct rq *rq) const;
   void sched_update_tick_dependency(struct rq *rq);
   void sched_tick_remote();
+  void tick_remote_needed();
   // Whether the CPU's periodic tick runs; how many ticks it has taken (the LOC line of
   // /proc/interrupts, scheduler ticks only), remote ticks apart.
   bool tick_running(int cpu) const { return tick_on_.test(cpu); }
