@@ -24,6 +24,7 @@
 
 #include "kernel/features.h"
 #include "kernel/tunables.h"
+#include "machine/cpumask.h"
 #include "machine/topology.h"
 #include "real/host_topology.h"
 #include "scenario/scenario.h"
@@ -348,9 +349,7 @@ std::vector<int> Reader::nohz_full(const toml::node &n, std::string_view field, 
   std::vector<int> cpus = cpulist(n, field, nr_cpus);
   // The kernel keeps the boot CPU for housekeeping (with a warning) rather than boot without
   // one; a scenario says what it means instead.
-  std::vector<bool> named(static_cast<std::size_t>(nr_cpus));
-  for (int c : cpus) named[static_cast<std::size_t>(c)] = true;
-  if (std::find(named.begin(), named.end(), false) == named.end())
+  if (CpuMask::of(nr_cpus, cpus).weight() == nr_cpus)
     fail(at(n), field,
          fmt::format("names every CPU of the machine (0-{}): leave at least one out, for "
                      "housekeeping (timers, the idle load balancer, the remote tick)",
