@@ -463,6 +463,7 @@ void Kernel::__schedule(int cpu, bool preempt) {
   if (next->is_idle_task) {
     rq->sched_goidle++;
     tick_stop(cpu);
+    nohz_balance_enter_idle(rq);
     for (TraceSink *t : tracers_) t->cpu_idle(clock_, cpu, true);
   } else if (prev->is_idle_task) {
     // tick_nohz_idle_exit(): a nohz_full CPU keeps its tick off for a lone task.

@@ -635,44 +635,64 @@ void Kernel::sched_balance_domains(struct rq *rq, cpu_idle_type idle) {
 }
 
 // NOHZ idle balancing. Idle CPUs do not tick; a busy CPU's tick asks one idle CPU to balance
-// on behalf of all idle CPUs whose balance is due. MODEL: the kick acts at once, without the
-// IPI, and the kick conditions are the SMT-server ones (docs/model.md).
+// on behalf of all idle CPUs whose balance is due (NOHZ_BALANCE_KICK), or, when a CPU has gone
+// idle since the last pass, only to collate their next balance times into nohz.next_balance
+// (NOHZ_NEXT_KICK). MODEL: the kick acts at once, without the IPI; the kick conditions are the
+// SMT-server ones; there are no NOHZ_STATS_KICK passes (docs/model.md).
+
+// The tick has stopped on an idle CPU: it joins nohz.idle_cpus_mask, leaves its LLC's busy
+// count (set_cpu_sd_state_idle()), and nohz.next_balance must take its next balance into
+// account. MODEL: an idle CPU stops its tick at once (docs/model.md).
+void Kernel::nohz_balance_enter_idle(struct rq *rq) {
+  if (rq->nohz_tick_stopped) return;  // still in the mask: no busy tick since it last went idle
+  rq->nohz_tick_stopped = true;
+  sd_llc_shared(rq->cpu)->nr_busy_cpus--;
+  nohz_needs_update_ = true;
+}
+
+// The first busy tick after idle: the CPU counts as busy again (set_cpu_sd_state_busy()).
+void Kernel::nohz_balance_exit_idle(struct rq *rq) {
+  if (!rq->nohz_tick_stopped) return;
+  rq->nohz_tick_stopped = false;
+  sd_llc_shared(rq->cpu)->nr_busy_cpus++;
+}
+
 void Kernel::nohz_balancer_kick(struct rq *rq) {
-  if (jiffies() < nohz_next_balance_) return;
-  int ilb = -1;
+  nohz_balance_exit_idle(rq);
+  const bool due = jiffies() >= nohz_next_balance_;
+  if (!due && !nohz_needs_update_) return;
+  // More than one busy CPU in this LLC (by the count the ticks keep, not by who runs what
+  // now): an idle CPU may be able to spread them.
+  const bool kick =
+      due && (rq->nr_running >= 2 || (sd_llc(rq->cpu) && sd_llc_shared(rq->cpu)->nr_busy_cpus > 1));
+  if (!kick && !nohz_needs_update_) return;
+  if (kick) nohz_next_balance_ = jiffies() + 1;  // kick_ilb()
   // find_new_ilb(): an idle housekeeping CPU (HK_TYPE_KERNEL_NOISE: not nohz_full) balances.
   for (int c = 0; c < nr_cpus_; c++)
     if (c != rq->cpu && idle_cpu(c) && !tick_nohz_full_cpu(c)) {
-      ilb = c;
-      break;
+      nohz_idle_balance(c, kick);
+      return;
     }
-  if (ilb < 0) return;
-  bool kick = rq->nr_running >= 2;
-  if (!kick) {
-    // More than one busy CPU in this LLC: an idle CPU may be able to spread them.
-    int busy = 0;
-    if (sd_llc(rq->cpu))
-      sd_llc(rq->cpu)->span.for_each_wrap(0, [&](int c) {
-        busy += !idle_cpu(c);
-        return busy <= 1;  // two are enough
-      });
-    kick = busy > 1;
-  }
-  if (!kick) return;
-  nohz_idle_balance(ilb);
 }
 
-void Kernel::nohz_idle_balance(int ilb_cpu) {
+void Kernel::nohz_idle_balance(int ilb_cpu, bool balance) {
   const int saved = this_cpu_;
   this_cpu_ = ilb_cpu;
+  nohz_needs_update_ = false;
   u64 next = jiffies() + 60 * hz_;
-  for (int c = 0; c < nr_cpus_; c++) {
+  bool update_next = false;
+  // As _nohz_idle_balance(): start after the balancer and end with it, so that the other idle
+  // CPUs get the first chance to pull.
+  for (int i = 1, c = ilb_cpu; i <= nr_cpus_; i++) {
+    if (++c == nr_cpus_) c = 0;
     if (!lb_idle_cpu(c)) continue;  // busy, or forced idle: not balanced on its behalf
     struct rq *rq = cpu_rq(c);
-    if (jiffies() >= rq->next_balance) sched_balance_domains(rq, CPU_IDLE);
-    if (lb_idle_cpu(c)) next = std::min(next, rq->next_balance);
+    if (balance && jiffies() >= rq->next_balance) sched_balance_domains(rq, CPU_IDLE);
+    // A CPU that has just pulled a task counts too, as in the kernel.
+    next = std::min(next, rq->next_balance);
+    update_next = true;
   }
-  nohz_next_balance_ = next;
+  if (update_next) nohz_next_balance_ = next;
   this_cpu_ = saved;
 }
 

@@ -166,10 +166,13 @@ class Kernel {
   bool task_hot(task_struct *p, sched_domain *sd, int dst_cpu, int src_cpu) const;
   void nohz_balancer_kick(struct rq *rq);
   void active_load_balance_cpu_stop(struct rq *busiest_rq);
-  void nohz_idle_balance(int ilb_cpu);
+  void nohz_balance_enter_idle(struct rq *rq);
+  void nohz_balance_exit_idle(struct rq *rq);
+  void nohz_idle_balance(int ilb_cpu, bool balance);
   // A domain's balance interval in jiffies, for a busy or an idle CPU.
   u64 get_sd_balance_interval(const sched_domain *sd, bool busy) const;
   bool rd_overloaded() const { return rd_overloaded_; }
+  u64 nohz_next_balance() const { return nohz_next_balance_; }
   // Seeds the kernel's own random draws (NI_RANDOM), one stream per CPU.
   void seed_random(u64 seed);
   const std::vector<std::unique_ptr<sched_domain>> &domains(int cpu) const { return domains_[cpu]; }
@@ -342,6 +345,7 @@ class Kernel {
   std::vector<sim::Stream> cpu_rng_;  // get_random_u32() per CPU
   bool rd_overloaded_ = false;        // rq->rd->overloaded: some CPU has more than one task
   u64 nohz_next_balance_ = 0;         // nohz.next_balance (jiffies)
+  bool nohz_needs_update_ = false;    // nohz.needs_update: a CPU went idle since the last pass
   bool in_sis_ = false;
   CpuMask select_rq_mask_;  // select_idle_cpu()'s scratch set of CPUs to scan
   u64 sis_calls_ = 0;

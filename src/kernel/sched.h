@@ -272,7 +272,10 @@ struct rq {
   u64 idle_stamp = 0;
   u64 avg_idle = 0;
   u64 max_idle_balance_cost = 0;
-  u64 next_balance = 0;        // jiffies
+  u64 next_balance = 0;  // jiffies
+  // In nohz.idle_cpus_mask and not counted in its LLC's nr_busy_cpus: set when the CPU goes
+  // idle, cleared at its first busy tick. The machine starts idle.
+  bool nohz_tick_stopped = true;
   sched_domain *sd = nullptr;  // lowest domain
   u64 nr_switches = 0;
   u64 sched_count = 0, sched_goidle = 0, ttwu_count = 0, ttwu_local = 0;

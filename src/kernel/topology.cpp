@@ -170,7 +170,8 @@ void Kernel::build_sched_domains() {
       const int key = llc->span.first();
       if (!shared_by_llc.count(key)) {
         llc_shared_.push_back(std::make_unique<sched_domain_shared>());
-        llc_shared_.back()->nr_busy_cpus = llc->span_weight;
+        // Every CPU starts idle with its tick stopped (rq->nohz_tick_stopped).
+        llc_shared_.back()->nr_busy_cpus = 0;
         shared_by_llc[key] = llc_shared_.back().get();
       }
       llc->shared = shared_by_llc[key];

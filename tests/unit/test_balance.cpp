@@ -259,3 +259,68 @@ TEST(BalanceInterval, MillisecondsToJiffiesRoundUp) {
   EXPECT_EQ(interval(250, 1, false), 1u);     // a quarter jiffy is still one
   EXPECT_EQ(interval(100, 1000, true), 80u);  // 1600 jiffies, capped at 100 * 8 / 10
 }
+
+// _nohz_idle_balance() walks the idle CPUs from the balancer's next CPU round to the balancer
+// itself, so the others get the first chance to pull. Core {0,4} runs two hogs and has a task
+// queued on CPU 0 (never run: cache cold); the first tick kicks CPU 1, the first idle CPU, to
+// balance for all. CPU 2 balances first and takes the task; had the balancer gone first, CPU 1
+// would have it.
+TEST(NohzIdleBalance, TheBalancerGoesLastSoTheNextIdleCpuPullsFirst) {
+  KernelFixture f;
+  f.k.set_clock(10 * NSEC_PER_MSEC);
+  f.hog(0);
+  f.hog(4);
+  task_struct *q = f.task("queued");
+  f.k.test_enqueue(q, 0);
+  f.settle(12 * NSEC_PER_MSEC);
+  EXPECT_EQ(q->cpu, 2);
+  EXPECT_EQ(f.k.cpu_rq(2)->lb_moved, 1u);
+  EXPECT_EQ(f.k.cpu_rq(1)->lb_moved, 0u);
+}
+
+// nohz.next_balance collates the idle CPUs' next balance times. A CPU going idle sets
+// nohz.needs_update, and the next busy tick asks for a pass that only collates
+// (NOHZ_NEXT_KICK), even though no balance is due: without it, the idle balancer would come
+// too late for the newcomer.
+TEST(NohzIdleBalance, ACpuGoingIdleIsCollatedAtTheNextBusyTickWithoutBalancing) {
+  KernelFixture f;
+  f.k.set_clock(10 * NSEC_PER_MSEC);
+  f.hog(0);
+  f.hog(1);
+  f.settle(11 * NSEC_PER_MSEC);  // two busy CPUs in the LLC: a balancing pass
+  const u64 collated = f.k.nohz_next_balance();
+  ASSERT_GT(collated, 12u);
+  f.k.set_clock(11 * NSEC_PER_MSEC + NSEC_PER_MSEC / 2);
+  f.k.cpu_rq(1)->curr->__state = TASK_INTERRUPTIBLE;
+  f.k.block_current(1);
+  ASSERT_TRUE(f.k.idle_cpu(1));
+  f.k.cpu_rq(1)->next_balance = 12;  // due at the next tick
+  const u64 lb_before = f.k.cpu_rq(1)->lb_count;
+  EXPECT_EQ(f.k.nohz_next_balance(), collated);
+  f.settle(12 * NSEC_PER_MSEC);  // CPU 0's tick: one busy CPU, no balance due
+  EXPECT_EQ(f.k.nohz_next_balance(), 12u);
+  EXPECT_EQ(f.k.cpu_rq(1)->lb_count, lb_before);
+}
+
+// The NOHZ kick's "more than one busy CPU in the LLC" reads nr_busy_cpus, which the ticks keep:
+// a CPU leaves the count when it goes idle and joins it again at its first busy tick, not when
+// a task arrives. The machine starts idle.
+TEST(NohzIdleBalance, TheLlcBusyCountFollowsTheTicks) {
+  KernelFixture f;
+  auto busy = [&] { return f.k.sd_llc_shared(0)->nr_busy_cpus; };
+  EXPECT_EQ(busy(), 0);
+  f.k.set_clock(10 * NSEC_PER_MSEC);
+  f.hog(0);
+  task_struct *h1 = f.hog(1);
+  EXPECT_EQ(busy(), 0);  // no tick yet
+  f.settle(11 * NSEC_PER_MSEC);
+  EXPECT_EQ(busy(), 2);
+  f.k.set_clock(11 * NSEC_PER_MSEC + NSEC_PER_MSEC / 2);
+  h1->__state = TASK_INTERRUPTIBLE;
+  f.k.block_current(1);
+  EXPECT_EQ(busy(), 1);
+  f.hog(1);
+  EXPECT_EQ(busy(), 1);  // until CPU 1's next tick
+  f.settle(12 * NSEC_PER_MSEC);
+  EXPECT_EQ(busy(), 2);
+}
