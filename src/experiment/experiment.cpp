@@ -155,7 +155,8 @@ static double p999_us(std::vector<Time> v) {
 std::vector<double> bench_metrics(const RunResult &r) {
   const double nan = std::nan("");
   std::vector<double> m(kNrBenchMetrics, nan);
-  if (r.bench.has_hackbench) m[0] = static_cast<double>(r.bench.hackbench_ns) / 1e9;
+  if (r.bench.has_hackbench && !r.bench.hackbench_unfinished)
+    m[0] = static_cast<double>(r.bench.hackbench_ns) / 1e9;
   if (r.bench.has_schbench) {
     m[1] = p999_us(r.bench.schbench_wakeup_ns);
     m[2] = p999_us(r.bench.schbench_request_ns);

@@ -104,10 +104,19 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
     st.configs.push_back(std::move(cs));
   }
   for (std::size_t m = 0; m < kNrBenchMetrics; m++) {
-    bool present = !r.configs.empty();
+    IncompleteMetric im;
+    im.index = m;
     for (const auto &c : r.configs)
-      for (const auto &run : c.runs) present &= m < run.bench.size() && std::isfinite(run.bench[m]);
-    if (!present) continue;
+      for (const auto &run : c.runs) {
+        im.runs++;
+        if (m >= run.bench.size() || !std::isfinite(run.bench[m]))
+          im.missing.emplace_back(c.name, run.seed);
+      }
+    if (im.runs == 0 || im.missing.size() == im.runs) continue;  // not in this scenario
+    if (!im.missing.empty()) {
+      st.incomplete.push_back(std::move(im));
+      continue;
+    }
     MetricStats ms;
     ms.index = m;
     std::vector<double> first;
@@ -239,6 +248,13 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
     out += "\n";
     out += render(rows, {0, 0, 0});
   }
+  for (const auto &im : st.incomplete) {
+    out += fmt::format("\n{}: not summarised, {} of {} runs have no value:",
+                       kBenchMetrics[im.index].label, im.missing.size(), im.runs);
+    for (std::size_t i = 0; i < im.missing.size(); i++)
+      out += fmt::format("{} {} seed {}", i ? "," : "", im.missing[i].first, im.missing[i].second);
+    out += "\n";
+  }
   const std::size_t total = r.configs.size() * n;
   out += fmt::format("\n{} run{} in {:.2f} s on {} thread{}\n", total, total == 1 ? "" : "s",
                      r.wall_s, r.threads, r.threads == 1 ? "" : "s");
@@ -304,6 +320,19 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
     cmps.push_back(std::move(jc));
   }
   j["comparisons"] = std::move(cmps);
+  if (!st.incomplete.empty()) {
+    ordered_json inc = ordered_json::array();
+    for (const auto &im : st.incomplete) {
+      ordered_json ji;
+      ji["key"] = kBenchMetrics[im.index].key;
+      ordered_json missing = ordered_json::array();
+      for (const auto &[config, seed] : im.missing)
+        missing.push_back({{"config", config}, {"seed", seed}});
+      ji["missing"] = std::move(missing);
+      inc.push_back(std::move(ji));
+    }
+    j["incomplete_metrics"] = std::move(inc);
+  }
   j["host"] = host_json(r.wall_s, r.jobs);
   return j;
 }

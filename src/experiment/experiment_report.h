@@ -38,8 +38,17 @@ struct MetricStats {
   std::vector<PerConfig> configs;
 };
 
+// A benchmark metric some runs have and others do not (a hackbench that did not finish, a
+// schbench without samples): it is not summarised, and the runs without it are named.
+struct IncompleteMetric {
+  std::size_t index = 0;                             // into kBenchMetrics
+  std::size_t runs = 0;                              // runs in all
+  std::vector<std::pair<std::string, u64>> missing;  // configuration, seed
+};
+
 struct ExperimentStats {
   std::vector<MetricStats> metrics;  // the benchmark metrics every run has
+  std::vector<IncompleteMetric> incomplete;
   std::vector<ConfigStats> configs;
   std::vector<ComparisonStats> comparisons;
 };

@@ -36,7 +36,10 @@ std::string run_summary(const RunResult &r, const scenario::Scenario &s) {
       h.percentile(0.5) / 1e3, h.percentile(0.9) / 1e3, h.percentile(0.99) / 1e3,
       h.percentile(0.999) / 1e3, h.max() / 1e3, h.count());
   const workload::BenchReport &b = r.bench;
-  if (b.has_hackbench)
+  if (b.has_hackbench && b.hackbench_unfinished)
+    out += fmt::format("hackbench: did not finish ({} of {} messages read when the run ended)\n",
+                       b.hackbench_messages, b.hackbench_expected_messages);
+  else if (b.has_hackbench)
     out += fmt::format("hackbench: Time: {:.3f} ({} messages)\n",
                        static_cast<double>(b.hackbench_ns) / 1e9, b.hackbench_messages);
   if (b.has_schbench) {

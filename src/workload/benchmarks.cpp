@@ -96,7 +96,12 @@ class Hackbench : public Model {
     r.has_hackbench = true;
     if (done_receivers_ == s_.groups * s_.fds)
       r.hackbench_ns = std::max(r.hackbench_ns, end_ns_ - barrier_.release_ns);
+    else
+      r.hackbench_unfinished = true;
     r.hackbench_messages += messages_;
+    r.hackbench_expected_messages += static_cast<std::uint64_t>(s_.groups) *
+                                     static_cast<std::uint64_t>(s_.fds) * s_.loops *
+                                     static_cast<std::uint64_t>(s_.fds);
   }
 
  private:
@@ -608,8 +613,6 @@ void Channel::commit() {
 void Channel::take() {
   assert(readable_ > 0);
   readable_--;
-  // pipe_read(): was_full is sampled when the read starts.
-  was_full_ = !socket_ && pages_.size() >= max_slots_;
 }
 
 Channel::WakeWriters Channel::release() {
@@ -621,9 +624,13 @@ Channel::WakeWriters Channel::release() {
   assert(!pages_.empty());
   Page &p = pages_.front();
   p.read++;
-  if (p.read >= p.written) pages_.pop_front();
-  // pipe_read(): a read from a full pipe wakes one (exclusive) writer.
-  return was_full_ ? WakeWriters::One : WakeWriters::None;
+  if (p.read < p.written) return WakeWriters::None;
+  // pipe_read() (6.5+): freeing a buffer of a full pipe wakes one (exclusive) writer. The pipe
+  // is looked at now, when the model frees the page, not when the read began: writers may
+  // have filled it during the read's CPU time, which the kernel's pipe mutex would not allow.
+  const bool was_full = pages_.size() >= max_slots_;
+  pages_.pop_front();
+  return was_full ? WakeWriters::One : WakeWriters::None;
 }
 
 std::uint64_t Channel::capacity_messages() const {

@@ -88,7 +88,10 @@ class Env {
 struct BenchReport {
   bool has_hackbench = false;
   Time hackbench_ns = 0;  // release to the last receiver done (max over hackbench groups)
-  std::uint64_t hackbench_messages = 0;
+  std::uint64_t hackbench_messages = 0, hackbench_expected_messages = 0;
+  // Some receiver had not read all its messages when the run ended (scenario duration, or
+  // tasks that never woke): hackbench_ns is then not a result.
+  bool hackbench_unfinished = false;
   bool has_schbench = false;
   std::vector<Time> schbench_wakeup_ns;   // samples, unsorted
   std::vector<Time> schbench_request_ns;  // samples, unsorted
@@ -168,7 +171,6 @@ class Channel {
   bool socket_;
   int datasize_;
   std::uint64_t readable_ = 0;
-  bool was_full_ = false;
   // pipe
   std::uint64_t max_slots_ = 16, per_page_ = 40;
   struct Page {

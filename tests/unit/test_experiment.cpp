@@ -246,3 +246,37 @@ TEST(Experiment, ComparisonIsDeterministic) {
   o.configs = {"HZ 1000", "HZ 250"};
   EXPECT_TRUE(experiment::run_experiment(s, o).comparisons.empty());
 }
+
+// A benchmark metric that some runs lack (a hackbench that did not finish) is not averaged
+// over the others: the table and the JSON name the runs without it.
+TEST(ExperimentStats, AMetricSomeRunsLackIsNotSummarisedAndTheRunsAreNamed) {
+  auto s = scenario::parse_scenario(kTiny, "x.toml");
+  experiment::ExperimentOptions o;
+  o.runs = 2;
+  o.jobs = 1;
+  auto r = experiment::run_experiment(s, o);
+  for (auto &c : r.configs)
+    for (auto &run : c.runs) run.bench[0] = 0.05;
+  auto st = experiment::experiment_stats(r);
+  ASSERT_EQ(st.metrics.size(), 1u);  // hackbench time in every run: summarised
+  EXPECT_TRUE(st.incomplete.empty());
+  r.configs[1].runs[1].bench[0] = std::nan("");
+  st = experiment::experiment_stats(r);
+  EXPECT_TRUE(st.metrics.empty());
+  ASSERT_EQ(st.incomplete.size(), 1u);
+  EXPECT_EQ(st.incomplete[0].runs, 4u);
+  ASSERT_EQ(st.incomplete[0].missing.size(), 1u);
+  EXPECT_EQ(st.incomplete[0].missing[0].first, "HZ + 250");
+  EXPECT_EQ(st.incomplete[0].missing[0].second, r.configs[1].runs[1].seed);
+  const std::string table = experiment::experiment_table(r, st);
+  EXPECT_NE(
+      table.find("hackbench time (s): not summarised, 1 of 4 runs have no value: HZ + 250 seed " +
+                 std::to_string(r.configs[1].runs[1].seed)),
+      std::string::npos)
+      << table;
+  const auto j = experiment::experiment_to_json(r, st);
+  ASSERT_TRUE(j.contains("incomplete_metrics"));
+  EXPECT_EQ(j["incomplete_metrics"][0]["key"], "hackbench_time_s");
+  EXPECT_EQ(j["incomplete_metrics"][0]["missing"][0]["config"], "HZ + 250");
+  EXPECT_FALSE(j["configs"][0].contains("mean_hackbench_time_s"));
+}

@@ -2,12 +2,15 @@
 // forked children placed by the fork path.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 #include <string>
 
 #include "checked_run.h"
+#include "experiment/experiment.h"
 #include "experiment/result_json.h"
 #include "experiment/simulation.h"
+#include "experiment/summary.h"
 #include "workload/benchmarks.h"
 
 using namespace schedlab;
@@ -54,17 +57,39 @@ TEST(Channel, PipeHoldsSixteenPagesOfMergedSmallWrites) {
     n++;
   }
   EXPECT_EQ(n, c.capacity_messages());
-  // A read from a full pipe wakes one writer, even before a whole page is free.
+  // Reads from a full pipe wake a writer only when they free a page (pipe_read(), 6.5+).
+  for (int i = 0; i < 39; i++) {
+    c.take();
+    EXPECT_EQ(c.release(), workload::Channel::WakeWriters::None);
+    EXPECT_FALSE(c.can_write());
+  }
   c.take();
   EXPECT_EQ(c.release(), workload::Channel::WakeWriters::One);
-  EXPECT_FALSE(c.can_write());
+  EXPECT_TRUE(c.can_write());  // the first page is free again
+  c.take();
+  EXPECT_EQ(c.release(), workload::Channel::WakeWriters::None);
+}
+
+// The pipe fills up while a read is under way (the model spends the read's CPU time between
+// take() and release()): freeing the page must still wake a writer, or the writers that
+// blocked meanwhile sleep for ever once the reader has drained the pipe.
+TEST(Channel, APipeThatFillsDuringAReadWakesAWriterWhenThePageIsFreed) {
+  workload::Channel c(false, workload::kPipeBufferBytes, 100);
+  for (int i = 0; i < 15 * 40; i++) {  // 15 of 16 pages
+    c.reserve();
+    c.commit();
+  }
   for (int i = 0; i < 39; i++) {
     c.take();
     c.release();
   }
-  EXPECT_TRUE(c.can_write());  // the first page is free again
-  c.take();
-  EXPECT_EQ(c.release(), workload::Channel::WakeWriters::None);
+  c.take();  // the first page's last message: the pipe is not full yet
+  while (c.can_write()) {
+    c.reserve();
+    c.commit();
+  }
+  EXPECT_EQ(c.release(), workload::Channel::WakeWriters::One);
+  EXPECT_TRUE(c.can_write());
 }
 
 TEST(Channel, SocketChargesSkbOverheadAndWakesWritersBelowAQuarter) {
@@ -113,10 +138,32 @@ TEST(Hackbench, OneTinyGroupCompletes) {
   ASSERT_EQ(r.metrics.tasks.size(), 2u);
   for (const auto &t : r.metrics.tasks) EXPECT_TRUE(t.exited) << t.comm;
   EXPECT_EQ(r.bench.hackbench_messages, 1u);
+  EXPECT_EQ(r.bench.hackbench_expected_messages, 1u);
+  EXPECT_FALSE(r.bench.hackbench_unfinished);
   EXPECT_GT(r.bench.hackbench_ns, 0u);
   const auto j = experiment::run_to_json(r, s);
   EXPECT_DOUBLE_EQ(j["hackbench_time_s"].get<double>(),
                    static_cast<double>(r.bench.hackbench_ns) / 1e9);
+  EXPECT_TRUE(j["hackbench_finished"].get<bool>());
+}
+
+// A run that ends (here at the scenario's duration) before every receiver has read all its
+// messages has no hackbench time: not 0, which an experiment would average in.
+TEST(Hackbench, ARunThatEndsFirstHasNoHackbenchTime) {
+  const auto s = scenario::parse_scenario(
+      "[scenario]\nname = \"t\"\nseed = 5\nduration = \"2ms\"\n[machine]\ncores_per_llc = 2\n"
+      "threads_per_core = 2\n[[group]]\nname = \"hb\"\n"
+      "hackbench = { groups = 1, fds = 4, loops = 1000 }\n",
+      "hb.toml");
+  const auto r = run(s);
+  EXPECT_TRUE(r.bench.hackbench_unfinished);
+  EXPECT_EQ(r.bench.hackbench_expected_messages, 4u * 4u * 1000u);
+  EXPECT_LT(r.bench.hackbench_messages, r.bench.hackbench_expected_messages);
+  EXPECT_TRUE(std::isnan(experiment::bench_metrics(r)[0]));
+  const auto j = experiment::run_to_json(r, s);
+  EXPECT_TRUE(j["hackbench_time_s"].is_null());
+  EXPECT_FALSE(j["hackbench_finished"].get<bool>());
+  EXPECT_NE(experiment::run_summary(r, s).find("hackbench: did not finish ("), std::string::npos);
 }
 
 TEST(Hackbench, AFullPipeBlocksTheWriter) {
