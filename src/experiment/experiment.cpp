@@ -108,6 +108,7 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
         out.completion_ns = rr.metrics.completion_ns;
         out.forceidle_ns = rr.metrics.forceidle_ns;
         out.events = rr.events;
+        out.stuck_tasks = rr.stuck_tasks.size();
         out.bench = bench_metrics(rr);
         for (const auto &vm : rr.bench.vms)
           out.vm_forceidle_ns.emplace_back(vm.name, vm.forceidle_ns);

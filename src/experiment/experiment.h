@@ -36,6 +36,7 @@ struct ExperimentRun {
   Time completion_ns = 0;  // RunMetrics::completion_ns
   Time forceidle_ns = 0;   // RunMetrics::forceidle_ns, summed over CPUs
   u64 events = 0;
+  u64 stuck_tasks = 0;  // RunResult::stuck_tasks.size()
   // Benchmark results, in the order of kBenchMetrics; NaN where the scenario has none.
   std::vector<double> bench;
   // Forced idle charged to each VM's tasks (core_forceidle_sum), by VM in scenario order.

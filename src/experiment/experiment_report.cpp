@@ -248,6 +248,22 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
     out += "\n";
     out += render(rows, {0, 0, 0});
   }
+  {
+    std::string stuck;
+    std::size_t n_stuck = 0;
+    for (const auto &c : r.configs)
+      for (const auto &run : c.runs)
+        if (run.stuck_tasks) {
+          stuck += fmt::format("{} {} seed {} ({})", n_stuck ? "," : "", c.name, run.seed,
+                               run.stuck_tasks);
+          n_stuck++;
+        }
+    if (n_stuck)
+      out += fmt::format(
+          "\nwarning: {} run{} ended with tasks asleep for good (a deadlock in the workload, or a "
+          "lost wakeup; `schedlab run` names them):{}\n",
+          n_stuck, n_stuck == 1 ? "" : "s", stuck);
+  }
   for (const auto &im : st.incomplete) {
     out += fmt::format("\n{}: not summarised, {} of {} runs have no value:",
                        kBenchMetrics[im.index].label, im.missing.size(), im.runs);
@@ -281,6 +297,7 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
       jr["completion_time_s"] = to_s(run.completion_ns);
       jr["forceidle_ns"] = run.forceidle_ns;
       jr["events"] = run.events;
+      if (run.stuck_tasks) jr["stuck_tasks"] = run.stuck_tasks;
       if (run.check) add_check_json(*run.check, jr);  // --check
       runs.push_back(std::move(jr));
     }

@@ -131,6 +131,7 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
   j["forceidle_ns"] = m.forceidle_ns;
   j["forceidle_s"] = static_cast<double>(m.forceidle_ns) / 1e9;
   j["events"] = r.events;
+  j["stuck_tasks"] = r.stuck_tasks;
   j["wakeup_latency_ns"] = histogram_json(m.wakeup_latency);
   ordered_json sis;
   sis["calls"] = r.sis.calls;

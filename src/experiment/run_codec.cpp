@@ -55,6 +55,7 @@ void encode_run(std::size_t item, const ExperimentRun &r, std::string &out) {
   put(out, r.completion_ns);
   put(out, r.forceidle_ns);
   put(out, r.events);
+  put(out, r.stuck_tasks);
   put(out, static_cast<u64>(r.bench.size()));
   for (double d : r.bench) put(out, d);
   put(out, static_cast<u64>(r.vm_forceidle_ns.size()));
@@ -89,6 +90,7 @@ std::pair<std::size_t, ExperimentRun> decode_run(std::string_view &in) {
   r.completion_ns = get_u64(in);
   r.forceidle_ns = get_u64(in);
   r.events = get_u64(in);
+  r.stuck_tasks = get_u64(in);
   for (u64 n = get_count(in); n; n--) r.bench.push_back(get_double(in));
   for (u64 n = get_count(in); n; n--) {
     std::string name = get_string(in);

@@ -582,6 +582,9 @@ RunResult Simulation::run() {
     if (checker_) checker_->after_event(now_);
     nr++;
   }
+  if (events_.empty() && finite_left_ > 0)
+    for (const auto &w : work_)
+      if (w.finite && w.act.kind != Action::Kind::Exit) r.stuck_tasks.push_back(w.p->comm);
   const Time end =
       (any_finite && finite_left_ == 0) ? now_ : (s_.duration_ns ? s_.duration_ns : now_);
   now_ = end;

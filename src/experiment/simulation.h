@@ -28,6 +28,9 @@ struct RunResult {
   kernel::KernelConfig kernel;
   observe::RunMetrics metrics;
   u64 events = 0;
+  // Tasks that were to finish but were asleep for good when nothing was left to happen (the
+  // event queue ran dry): a deadlock in the workload, or a lost wakeup. By comm.
+  std::vector<std::string> stuck_tasks;
   kernel::Kernel::SisStats sis;
   // Per CPU balancing counters (rq fields), in CPU order.
   struct CpuSched {

@@ -29,6 +29,17 @@ std::string run_summary(const RunResult &r, const scenario::Scenario &s) {
                        static_cast<double>(m.completion_ns) / 1e9, exited, m.tasks.size());
   else
     out += fmt::format("ran for {:.3f} s (no task exited)\n", static_cast<double>(m.end_ns) / 1e9);
+  if (!r.stuck_tasks.empty()) {
+    out += fmt::format(
+        "warning: {} task{} can never finish: asleep, with nothing left to wake {} (a deadlock in "
+        "the workload, or a lost wakeup):",
+        r.stuck_tasks.size(), r.stuck_tasks.size() == 1 ? "" : "s",
+        r.stuck_tasks.size() == 1 ? "it" : "them");
+    const std::size_t shown = std::min<std::size_t>(r.stuck_tasks.size(), 8);
+    for (std::size_t i = 0; i < shown; i++) out += " " + r.stuck_tasks[i];
+    if (shown < r.stuck_tasks.size()) out += " ...";
+    out += "\n";
+  }
   const auto &h = m.wakeup_latency;
   out += fmt::format(
       "wakeup latency (us): p50 {:.1f}  p90 {:.1f}  p99 {:.1f}  p99.9 {:.1f}  max {:.1f}  ({} "

@@ -280,3 +280,30 @@ TEST(ExperimentStats, AMetricSomeRunsLackIsNotSummarisedAndTheRunsAreNamed) {
   EXPECT_EQ(j["incomplete_metrics"][0]["missing"][0]["config"], "HZ + 250");
   EXPECT_FALSE(j["configs"][0].contains("mean_hackbench_time_s"));
 }
+
+// Runs that end with tasks asleep for good are flagged in the table and the JSON.
+TEST(ExperimentStats, RunsWithTasksAsleepForGoodAreFlagged) {
+  const auto s = scenario::parse_scenario(R"toml(
+[scenario]
+name = "stuck"
+[machine]
+cores_per_llc = 2
+threads_per_core = 1
+[[group]]
+name = "waiter"
+phases = [ { run = "1ms" }, { suspend = "never" } ]
+)toml",
+                                          "stuck.toml");
+  experiment::ExperimentOptions o;
+  o.runs = 2;
+  o.jobs = 1;
+  const auto r = experiment::run_experiment(s, o);
+  const auto st = experiment::experiment_stats(r);
+  EXPECT_NE(
+      experiment::experiment_table(r, st).find("warning: 2 runs ended with tasks asleep for good"),
+      std::string::npos);
+  EXPECT_EQ(experiment::experiment_to_json(r, st)["configs"][0]["runs"][1]["stuck_tasks"], 1);
+  const auto tiny = experiment::run_experiment(scenario::parse_scenario(kTiny, "x.toml"), o);
+  const auto tj = experiment::experiment_to_json(tiny, experiment::experiment_stats(tiny));
+  EXPECT_FALSE(tj["configs"][0]["runs"][0].contains("stuck_tasks"));
+}

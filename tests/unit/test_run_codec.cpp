@@ -15,6 +15,7 @@ ExperimentRun sample() {
   r.completion_ns = 24520917134;
   r.forceidle_ns = 11838000001;
   r.events = 61796;
+  r.stuck_tasks = 24;
   r.bench = {1.5, std::nan(""), -0.0, 1e-300};
   r.vm_forceidle_ns = {{"vm0", 12}, {"", 0}, {"a b", ~u64{0}}};
   observe::CheckReport c;
@@ -42,6 +43,7 @@ TEST(RunCodec, RoundTripsEveryField) {
   EXPECT_EQ(r.completion_ns, want.completion_ns);
   EXPECT_EQ(r.forceidle_ns, want.forceidle_ns);
   EXPECT_EQ(r.events, want.events);
+  EXPECT_EQ(r.stuck_tasks, want.stuck_tasks);
   ASSERT_EQ(r.bench.size(), 4u);
   EXPECT_EQ(r.bench[0], 1.5);
   EXPECT_TRUE(std::isnan(r.bench[1]));
@@ -71,7 +73,7 @@ TEST(RunCodec, RefusesDamagedBytes) {
     EXPECT_THROW(decode_run(in), std::runtime_error) << "cut at " << cut;
   }
   std::string huge = bytes;
-  huge[5 * 8] = '\xff';  // the bench count
+  huge[6 * 8] = '\xff';  // the bench count (after item, seed, times, events, stuck tasks)
   std::string_view in(huge);
   EXPECT_THROW(decode_run(in), std::runtime_error);
 }

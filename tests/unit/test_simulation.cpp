@@ -124,6 +124,34 @@ stress = true
   EXPECT_LE(runtime, 2 * 50000000u);
 }
 
+// A task that was to finish but sleeps for good (a suspend nobody resumes) is named once
+// nothing is left to happen; a run cut short by its duration, or one that finishes, has none.
+TEST(Simulation, TasksAsleepForGoodAreNamed) {
+  const char *kStuck = R"toml(
+[scenario]
+name = "stuck"
+[machine]
+cores_per_llc = 2
+threads_per_core = 1
+[[group]]
+name = "waiter"
+phases = [ { run = "1ms" }, { suspend = "never" } ]
+[[group]]
+name = "worker"
+loops = 5
+phases = [ { run = "1ms" }, { sleep = "1ms" } ]
+)toml";
+  const auto stuck = scenario::parse_scenario(kStuck, "stuck.toml");
+  const auto r = run(stuck, 1);
+  EXPECT_EQ(r.stuck_tasks, std::vector<std::string>{"waiter"});
+  EXPECT_EQ(experiment::run_to_json(r, stuck)["stuck_tasks"][0], "waiter");
+  const auto cut = scenario::parse_scenario(
+      std::string(kStuck).replace(std::string(kStuck).find("[machine]"), 0, "duration = \"3ms\"\n"),
+      "cut.toml");
+  EXPECT_TRUE(run(cut, 1).stuck_tasks.empty());  // the worker still had work when time ran out
+  EXPECT_TRUE(run(scenario::parse_scenario(kSmall, "small.toml"), 1).stuck_tasks.empty());
+}
+
 // The issue's acceptance check: 10 seeds of "No cookie" average within 2 % of the seed
 // mail's 24.564 s.
 TEST(Flagship, NoCookieCompletionTimeMatchesTheSeedMail) {
