@@ -9,6 +9,7 @@
 #include "experiment/experiment_report.h"
 #include "experiment/stats.h"
 #include "scenario/scenario.h"
+#include "stuck_scenario.h"
 
 using namespace schedlab;
 namespace stats = experiment::stats;
@@ -283,17 +284,7 @@ TEST(ExperimentStats, AMetricSomeRunsLackIsNotSummarisedAndTheRunsAreNamed) {
 
 // Runs that end with tasks asleep for good are flagged in the table and the JSON.
 TEST(ExperimentStats, RunsWithTasksAsleepForGoodAreFlagged) {
-  const auto s = scenario::parse_scenario(R"toml(
-[scenario]
-name = "stuck"
-[machine]
-cores_per_llc = 2
-threads_per_core = 1
-[[group]]
-name = "waiter"
-phases = [ { run = "1ms" }, { suspend = "never" } ]
-)toml",
-                                          "stuck.toml");
+  const auto s = scenario::parse_scenario(schedlab::testing::kStuckScenario, "stuck.toml");
   experiment::ExperimentOptions o;
   o.runs = 2;
   o.jobs = 1;

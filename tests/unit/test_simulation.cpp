@@ -6,6 +6,7 @@
 #include "checked_run.h"
 #include "experiment/result_json.h"
 #include "experiment/simulation.h"
+#include "stuck_scenario.h"
 
 using namespace schedlab;
 
@@ -127,20 +128,7 @@ stress = true
 // A task that was to finish but sleeps for good (a suspend nobody resumes) is named once
 // nothing is left to happen; a run cut short by its duration, or one that finishes, has none.
 TEST(Simulation, TasksAsleepForGoodAreNamed) {
-  const char *kStuck = R"toml(
-[scenario]
-name = "stuck"
-[machine]
-cores_per_llc = 2
-threads_per_core = 1
-[[group]]
-name = "waiter"
-phases = [ { run = "1ms" }, { suspend = "never" } ]
-[[group]]
-name = "worker"
-loops = 5
-phases = [ { run = "1ms" }, { sleep = "1ms" } ]
-)toml";
+  const char *kStuck = schedlab::testing::kStuckScenario;
   const auto stuck = scenario::parse_scenario(kStuck, "stuck.toml");
   const auto r = run(stuck, 1);
   EXPECT_EQ(r.stuck_tasks, std::vector<std::string>{"waiter"});
