@@ -110,6 +110,7 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
         out.events = rr.events;
         out.stuck_tasks = rr.stuck_tasks.size();
         out.bench = bench_metrics(rr);
+        out.bench_expected = bench_metrics_expected(rr);
         for (const auto &vm : rr.bench.vms)
           out.vm_forceidle_ns.emplace_back(vm.name, vm.forceidle_ns);
         out.check = rr.check;
@@ -174,6 +175,15 @@ std::vector<double> bench_metrics(const RunResult &r) {
       break;
     }
   return m;
+}
+
+u64 bench_metrics_expected(const RunResult &r) {
+  u64 bits = 0;
+  if (r.bench.has_hackbench) bits |= 1u << 0;
+  if (r.bench.has_schbench) bits |= 1u << 1 | 1u << 2 | 1u << 3;
+  for (const auto &v : r.bench.vms)
+    if (v.guest == workload::VmSpec::Guest::Hwlat) bits |= 1u << 4 | 1u << 5;
+  return bits;
 }
 
 }  // namespace schedlab::experiment

@@ -37,8 +37,10 @@ struct ExperimentRun {
   Time forceidle_ns = 0;   // RunMetrics::forceidle_ns, summed over CPUs
   u64 events = 0;
   u64 stuck_tasks = 0;  // RunResult::stuck_tasks.size()
-  // Benchmark results, in the order of kBenchMetrics; NaN where the scenario has none.
+  // Benchmark results, in the order of kBenchMetrics; NaN where the scenario has none, or where
+  // the run has no value for it (a hackbench that did not finish).
   std::vector<double> bench;
+  u64 bench_expected = 0;  // bit m: the scenario has metric m (bench_metrics_expected())
   // Forced idle charged to each VM's tasks (core_forceidle_sum), by VM in scenario order.
   std::vector<std::pair<std::string, Time>> vm_forceidle_ns;
   std::optional<observe::CheckReport> check;  // with ExperimentOptions::check
@@ -61,6 +63,8 @@ inline constexpr BenchMetric kBenchMetrics[] = {
 inline constexpr std::size_t kNrBenchMetrics = sizeof(kBenchMetrics) / sizeof(kBenchMetrics[0]);
 // The metrics of one run (NaN where absent).
 std::vector<double> bench_metrics(const RunResult &r);
+// Which metrics the run's scenario has (bit m for kBenchMetrics[m]), with a value or not.
+u64 bench_metrics_expected(const RunResult &r);
 
 struct ExperimentConfig {
   std::string name;

@@ -106,13 +106,16 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
   for (std::size_t m = 0; m < kNrBenchMetrics; m++) {
     IncompleteMetric im;
     im.index = m;
+    bool expected = false;
     for (const auto &c : r.configs)
       for (const auto &run : c.runs) {
         im.runs++;
+        expected |= (run.bench_expected >> m) & 1;
         if (m >= run.bench.size() || !std::isfinite(run.bench[m]))
           im.missing.emplace_back(c.name, run.seed);
       }
-    if (im.runs == 0 || im.missing.size() == im.runs) continue;  // not in this scenario
+    // Not in this scenario: no run has it, and none was to.
+    if (im.runs == 0 || (im.missing.size() == im.runs && !expected)) continue;
     if (!im.missing.empty()) {
       st.incomplete.push_back(std::move(im));
       continue;

@@ -58,6 +58,7 @@ void encode_run(std::size_t item, const ExperimentRun &r, std::string &out) {
   put(out, r.stuck_tasks);
   put(out, static_cast<u64>(r.bench.size()));
   for (double d : r.bench) put(out, d);
+  put(out, r.bench_expected);
   put(out, static_cast<u64>(r.vm_forceidle_ns.size()));
   for (const auto &[name, ns] : r.vm_forceidle_ns) {
     put(out, name);
@@ -92,6 +93,7 @@ std::pair<std::size_t, ExperimentRun> decode_run(std::string_view &in) {
   r.events = get_u64(in);
   r.stuck_tasks = get_u64(in);
   for (u64 n = get_count(in); n; n--) r.bench.push_back(get_double(in));
+  r.bench_expected = get_u64(in);
   for (u64 n = get_count(in); n; n--) {
     std::string name = get_string(in);
     r.vm_forceidle_ns.emplace_back(std::move(name), get_u64(in));

@@ -160,7 +160,7 @@ std::string sweep_table(const SweepResult &r) {
   }
   std::string out = fmt::format("{}{:<28} {:>20} {:>16} {:>14}\n", head, "configuration",
                                 "completion (s)", "overhead (s)", "forced idle (s)");
-  std::size_t runs = 0;
+  std::size_t runs = 0, stuck_runs = 0;
   for (const auto &pt : r.points) {
     std::string lead;
     for (std::size_t i = 0; i < pt.values.size(); i++)
@@ -175,7 +175,18 @@ std::string sweep_table(const SweepResult &r) {
         out += fmt::format("{}  {:<26} {}: {:.4g} ± {:.2g}\n", std::string(lead.size(), ' '),
                            pt.stats.configs[ci].name, kBenchMetrics[m.index].label,
                            m.configs[ci].mean, m.configs[ci].ci95);
+    for (const auto &im : pt.stats.incomplete)
+      out += fmt::format("{}  {}: not summarised, {} of {} runs have no value\n",
+                         std::string(lead.size(), ' '), kBenchMetrics[im.index].label,
+                         im.missing.size(), im.runs);
+    for (const auto &c : pt.result.configs)
+      for (const auto &run : c.runs) stuck_runs += run.stuck_tasks != 0;
   }
+  if (stuck_runs)
+    out += fmt::format(
+        "warning: {} run{} ended with tasks asleep for good (a deadlock in the workload, or a lost "
+        "wakeup): the JSON's runs[].stuck_tasks\n",
+        stuck_runs, stuck_runs == 1 ? "" : "s");
   out += fmt::format("{} points, {} runs in {:.2f} s on {} jobs\n", r.points.size(), runs, r.wall_s,
                      r.jobs);
   return out;

@@ -42,6 +42,29 @@ PY'
 "$bin" sweep "$nz" --param kernel.nohz_full=0-7 --runs 1 >/dev/null 2>"$tmp/err"; rc=$?
 check "nohz_full naming every CPU: exit 2" '[ $rc -eq 2 ]'
 check "nohz_full naming every CPU: says why" 'grep -qF "leave at least one out" "$tmp/err"'
+# A point whose hackbench cannot finish in time has no hackbench time: it is named, not left
+# out; runs that end with a task asleep for good are flagged.
+cat >"$tmp/hb.toml" <<'TOML'
+[scenario]
+name = "hb-dur"
+duration = "1s"
+[machine]
+cores_per_llc = 2
+threads_per_core = 2
+[[group]]
+name = "hb"
+hackbench = { groups = 1, fds = 4, loops = 200 }
+[[group]]
+name = "waiter"
+phases = [ { run = "1ms" }, { suspend = "never" } ]
+TOML
+"$bin" sweep "$tmp/hb.toml" --param 'scenario.duration="2ms","1s"' --runs 2 --json "$tmp/hb.json" \
+  >"$tmp/hb.out"; rc=$?
+check "short-duration sweep runs" '[ $rc -eq 0 ]'
+check "a hackbench that did not finish is named" \
+  'grep -qF "hackbench time (s): not summarised, 2 of 2 runs have no value" "$tmp/hb.out"'
+check "runs with a task asleep for good are flagged" \
+  'grep -qF "warning: 2 runs ended with tasks asleep for good" "$tmp/hb.out"'
 bad() {  # description, expected stderr text, args...
   local what=$1 want=$2; shift 2
   "$bin" sweep "$sc" --runs 1 "$@" >/dev/null 2>"$tmp/err"; local rc=$?

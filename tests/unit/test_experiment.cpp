@@ -280,6 +280,15 @@ TEST(ExperimentStats, AMetricSomeRunsLackIsNotSummarisedAndTheRunsAreNamed) {
   EXPECT_EQ(j["incomplete_metrics"][0]["key"], "hackbench_time_s");
   EXPECT_EQ(j["incomplete_metrics"][0]["missing"][0]["config"], "HZ + 250");
   EXPECT_FALSE(j["configs"][0].contains("mean_hackbench_time_s"));
+  // No run has a value, though the scenario has the benchmark: still named, not left out.
+  for (auto &c : r.configs)
+    for (auto &run : c.runs) {
+      run.bench[0] = std::nan("");
+      run.bench_expected = 1;
+    }
+  st = experiment::experiment_stats(r);
+  ASSERT_EQ(st.incomplete.size(), 1u);
+  EXPECT_EQ(st.incomplete[0].missing.size(), 4u);
 }
 
 // Runs that end with tasks asleep for good are flagged in the table and the JSON.

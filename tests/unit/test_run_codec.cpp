@@ -17,6 +17,7 @@ ExperimentRun sample() {
   r.events = 61796;
   r.stuck_tasks = 24;
   r.bench = {1.5, std::nan(""), -0.0, 1e-300};
+  r.bench_expected = 0b101;
   r.vm_forceidle_ns = {{"vm0", 12}, {"", 0}, {"a b", ~u64{0}}};
   observe::CheckReport c;
   c.violations = 11;
@@ -49,6 +50,7 @@ TEST(RunCodec, RoundTripsEveryField) {
   EXPECT_TRUE(std::isnan(r.bench[1]));
   EXPECT_TRUE(std::signbit(r.bench[2]));
   EXPECT_EQ(r.bench[3], 1e-300);
+  EXPECT_EQ(r.bench_expected, want.bench_expected);
   EXPECT_EQ(r.vm_forceidle_ns, want.vm_forceidle_ns);
   ASSERT_TRUE(r.check);
   EXPECT_EQ(r.check->violations, 11u);
