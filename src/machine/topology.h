@@ -24,6 +24,8 @@ struct TopologySpec {
   int numa_nodes = 0;                            // 0 = one per socket
   std::vector<std::vector<int>> numa_distances;  // empty = 10 local, 20 remote
   CpuNumbering numbering = CpuNumbering::X86;
+  // CPUs in all (validate() checks that the product fits).
+  int nr_cpus() const { return sockets * llcs_per_socket * cores_per_llc * threads_per_core; }
 };
 
 // Returns an empty string if the spec is buildable, else what is wrong with it.

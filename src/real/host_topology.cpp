@@ -338,8 +338,7 @@ std::string machine_toml(const HostTopology &h) {
 }
 
 std::string describe(const TopologySpec &s) {
-  const int cpus = s.sockets * s.llcs_per_socket * s.cores_per_llc * s.threads_per_core;
-  return std::to_string(cpus) + " CPUs = " + std::to_string(s.sockets) + " socket(s) x " +
+  return std::to_string(s.nr_cpus()) + " CPUs = " + std::to_string(s.sockets) + " socket(s) x " +
          std::to_string(s.llcs_per_socket) + " LLC(s) x " + std::to_string(s.cores_per_llc) +
          " cores x " + std::to_string(s.threads_per_core) + " thread(s)";
 }

@@ -326,10 +326,6 @@ Dist Reader::dist(const toml::node &n, std::string_view field) const {
   return *d;
 }
 
-static int spec_cpus(const TopologySpec &m) {
-  return m.sockets * m.llcs_per_socket * m.cores_per_llc * m.threads_per_core;
-}
-
 std::vector<int> Reader::cpulist(const toml::node &n, std::string_view field, int nr_cpus) const {
   std::string why;
   auto cpus = parse_cpulist(string(n, field), &why);
@@ -369,7 +365,7 @@ Scenario Reader::read(const toml::table &root) const {
   const toml::table *machine = subtable(root, "machine", "");
   if (!machine) fail(Pos{}, "machine", "missing required table [machine]");
   read_machine(*machine, s);
-  const int nr_cpus = spec_cpus(s.topology);
+  const int nr_cpus = s.topology.nr_cpus();
 
   if (const toml::table *k = subtable(root, "kernel", "")) read_kernel(*k, s.kernel, nr_cpus);
 
@@ -1061,7 +1057,7 @@ ConfigSpec Reader::read_config(const toml::table &t, const std::string &path,
   if (const toml::table *tu = subtable(t, "tunables", path))
     read_tunables(*tu, join(path, "tunables"), c.tunables);
   if (const toml::node *n = t.get("nohz_full"))
-    c.nohz_full = nohz_full(*n, join(path, "nohz_full"), spec_cpus(s.topology));
+    c.nohz_full = nohz_full(*n, join(path, "nohz_full"), s.topology.nr_cpus());
 
   const toml::node *cookies = t.get("cookies");
   const toml::node *prctl = t.get("prctl");
