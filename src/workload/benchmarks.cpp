@@ -99,9 +99,8 @@ class Hackbench : public Model {
     else
       r.hackbench_unfinished = true;
     r.hackbench_messages += messages_;
-    r.hackbench_expected_messages += static_cast<std::uint64_t>(s_.groups) *
-                                     static_cast<std::uint64_t>(s_.fds) * s_.loops *
-                                     static_cast<std::uint64_t>(s_.fds);
+    r.hackbench_expected_messages +=
+        static_cast<std::uint64_t>(s_.groups) * static_cast<std::uint64_t>(s_.fds) * per_task();
   }
 
  private:
@@ -109,6 +108,8 @@ class Hackbench : public Model {
     bool arrived = false, started = false, pending = false;
     std::uint64_t n = 0;  // messages written (sender) or read (receiver)
   };
+  // Messages each sender writes, and each receiver reads: loops rounds of one per receiver.
+  std::uint64_t per_task() const { return s_.loops * static_cast<std::uint64_t>(s_.fds); }
   Channel &channel(int group, int receiver) {
     return ch_[static_cast<std::size_t>(group * s_.fds + receiver)];
   }
@@ -132,8 +133,7 @@ class Hackbench : public Model {
         env.wake(w, kWfSync, cpu);
       }
     }
-    const std::uint64_t total = s_.loops * static_cast<std::uint64_t>(s_.fds);
-    if (t.n == total) return exit_action();
+    if (t.n == per_task()) return exit_action();
     // for (i < loops) for (j < num_fds) write(out_fds[j], ...)
     Channel &c = channel(group, static_cast<int>(t.n % static_cast<std::uint64_t>(s_.fds)));
     if (!c.can_write()) {
@@ -169,7 +169,7 @@ class Hackbench : public Model {
         }
       }
     }
-    if (t.n == s_.loops * static_cast<std::uint64_t>(s_.fds)) {
+    if (t.n == per_task()) {
       if (++done_receivers_ == s_.groups * s_.fds) end_ns_ = env.now();
       return exit_action();
     }
