@@ -109,8 +109,7 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
         out.forceidle_ns = rr.metrics.forceidle_ns;
         out.events = rr.events;
         out.stuck_tasks = rr.stuck_tasks.size();
-        out.bench = bench_metrics(rr);
-        out.bench_expected = bench_metrics_expected(rr);
+        out.bench = bench_metrics(rr, &out.bench_expected);
         for (const auto &vm : rr.bench.vms)
           out.vm_forceidle_ns.emplace_back(vm.name, vm.forceidle_ns);
         out.check = rr.check;
@@ -155,12 +154,16 @@ static double p999_us(std::vector<Time> v) {
   return static_cast<double>(v[std::max<std::size_t>(rank, 1) - 1]) / 1e3;
 }
 
-std::vector<double> bench_metrics(const RunResult &r) {
+std::vector<double> bench_metrics(const RunResult &r, u64 *expected) {
   const double nan = std::nan("");
   std::vector<double> m(kNrBenchMetrics, nan);
-  if (r.bench.has_hackbench && !r.bench.hackbench_unfinished)
-    m[0] = static_cast<double>(r.bench.hackbench_ns) / 1e9;
+  u64 bits = 0;
+  if (r.bench.has_hackbench) {
+    bits |= 1u << 0;
+    if (!r.bench.hackbench_unfinished) m[0] = static_cast<double>(r.bench.hackbench_ns) / 1e9;
+  }
   if (r.bench.has_schbench) {
+    bits |= 1u << 1 | 1u << 2 | 1u << 3;
     m[1] = p999_us(r.bench.schbench_wakeup_ns);
     m[2] = p999_us(r.bench.schbench_request_ns);
     m[3] = r.bench.schbench_window_ns ? static_cast<double>(r.bench.schbench_requests) * 1e9 /
@@ -170,20 +173,13 @@ std::vector<double> bench_metrics(const RunResult &r) {
   // The first VM whose guest runs hwlat.
   for (const auto &v : r.bench.vms)
     if (v.guest == workload::VmSpec::Guest::Hwlat) {
+      bits |= 1u << 4 | 1u << 5;
       m[4] = v.noise_pct();
       m[5] = v.lost_time_pct();
       break;
     }
+  if (expected) *expected = bits;
   return m;
-}
-
-u64 bench_metrics_expected(const RunResult &r) {
-  u64 bits = 0;
-  if (r.bench.has_hackbench) bits |= 1u << 0;
-  if (r.bench.has_schbench) bits |= 1u << 1 | 1u << 2 | 1u << 3;
-  for (const auto &v : r.bench.vms)
-    if (v.guest == workload::VmSpec::Guest::Hwlat) bits |= 1u << 4 | 1u << 5;
-  return bits;
 }
 
 }  // namespace schedlab::experiment

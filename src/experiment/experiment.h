@@ -40,7 +40,7 @@ struct ExperimentRun {
   // Benchmark results, in the order of kBenchMetrics; NaN where the scenario has none, or where
   // the run has no value for it (a hackbench that did not finish).
   std::vector<double> bench;
-  u64 bench_expected = 0;  // bit m: the scenario has metric m (bench_metrics_expected())
+  u64 bench_expected = 0;  // bit m: the scenario has metric m (bench_metrics())
   // Forced idle charged to each VM's tasks (core_forceidle_sum), by VM in scenario order.
   std::vector<std::pair<std::string, Time>> vm_forceidle_ns;
   std::optional<observe::CheckReport> check;  // with ExperimentOptions::check
@@ -61,10 +61,9 @@ inline constexpr BenchMetric kBenchMetrics[] = {
     {"lost_time_pct", "hwlat lost sampling time (%)"},
 };
 inline constexpr std::size_t kNrBenchMetrics = sizeof(kBenchMetrics) / sizeof(kBenchMetrics[0]);
-// The metrics of one run (NaN where absent).
-std::vector<double> bench_metrics(const RunResult &r);
-// Which metrics the run's scenario has (bit m for kBenchMetrics[m]), with a value or not.
-u64 bench_metrics_expected(const RunResult &r);
+// The metrics of one run (NaN where absent). `expected` gets which metrics the run's scenario
+// has (bit m for kBenchMetrics[m]), with a value or not.
+std::vector<double> bench_metrics(const RunResult &r, u64 *expected = nullptr);
 
 struct ExperimentConfig {
   std::string name;

@@ -103,6 +103,9 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
     }
     st.configs.push_back(std::move(cs));
   }
+  for (const auto &c : r.configs)
+    for (const auto &run : c.runs)
+      if (run.stuck_tasks) st.stuck.push_back({c.name, run.seed, run.stuck_tasks});
   for (std::size_t m = 0; m < kNrBenchMetrics; m++) {
     IncompleteMetric im;
     im.index = m;
@@ -251,21 +254,15 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
     out += "\n";
     out += render(rows, {0, 0, 0});
   }
-  {
-    std::string stuck;
-    std::size_t n_stuck = 0;
-    for (const auto &c : r.configs)
-      for (const auto &run : c.runs)
-        if (run.stuck_tasks) {
-          stuck += fmt::format("{} {} seed {} ({})", n_stuck ? "," : "", c.name, run.seed,
-                               run.stuck_tasks);
-          n_stuck++;
-        }
-    if (n_stuck)
-      out += fmt::format(
-          "\nwarning: {} run{} ended with tasks asleep for good (a deadlock in the workload, or a "
-          "lost wakeup; `schedlab run` names them):{}\n",
-          n_stuck, n_stuck == 1 ? "" : "s", stuck);
+  if (!st.stuck.empty()) {
+    out += fmt::format(
+        "\nwarning: {} run{} ended with tasks asleep for good (a deadlock in the workload, or a "
+        "lost wakeup; `schedlab run` names them):",
+        st.stuck.size(), st.stuck.size() == 1 ? "" : "s");
+    for (std::size_t i = 0; i < st.stuck.size(); i++)
+      out += fmt::format("{} {} seed {} ({})", i ? "," : "", st.stuck[i].config, st.stuck[i].seed,
+                         st.stuck[i].tasks);
+    out += "\n";
   }
   for (const auto &im : st.incomplete) {
     out += fmt::format("\n{}: not summarised, {} of {} runs have no value:",

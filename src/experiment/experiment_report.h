@@ -46,9 +46,16 @@ struct IncompleteMetric {
   std::vector<std::pair<std::string, u64>> missing;  // configuration, seed
 };
 
+// A run that ended with tasks asleep for good (ExperimentRun::stuck_tasks).
+struct StuckRun {
+  std::string config;
+  u64 seed = 0, tasks = 0;
+};
+
 struct ExperimentStats {
   std::vector<MetricStats> metrics;  // the benchmark metrics every run has
   std::vector<IncompleteMetric> incomplete;
+  std::vector<StuckRun> stuck;
   std::vector<ConfigStats> configs;
   std::vector<ComparisonStats> comparisons;
 };

@@ -179,8 +179,7 @@ std::string sweep_table(const SweepResult &r) {
       out += fmt::format("{}  {}: not summarised, {} of {} runs have no value\n",
                          std::string(lead.size(), ' '), kBenchMetrics[im.index].label,
                          im.missing.size(), im.runs);
-    for (const auto &c : pt.result.configs)
-      for (const auto &run : c.runs) stuck_runs += run.stuck_tasks != 0;
+    stuck_runs += pt.stats.stuck.size();
   }
   if (stuck_runs)
     out += fmt::format(
