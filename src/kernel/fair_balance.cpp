@@ -428,6 +428,24 @@ static bool should_we_balance(const Kernel &k, const lb_env &env) {
   return sg.balance_cpu == env.dst_cpu;
 }
 
+// need_active_balance(): regular balancing keeps failing to move tasks (cache hot, or a core
+// cookie that does not match), so the stopper on busiest is to push one, hot or not. (Of the
+// kernel's reasons only imbalanced_active_balance() arises here: no asym packing, misfit or
+// reduced capacity.)
+static bool need_active_balance(const lb_env &env) {
+  return env.type == migrate_task && env.sd->nr_balance_failed > env.sd->cache_nice_tries + 2;
+}
+
+// out_one_pinned: nothing moved, so the balance interval backs off (newidle balancing ignores
+// intervals and leaves it alone). All-pinned domains may back off further.
+static void out_one_pinned(const lb_env &env) {
+  if (env.idle == Kernel::CPU_NEWLY_IDLE) return;
+  sched_domain *sd = env.sd;
+  if (((env.flags & LBF_ALL_PINNED) && sd->balance_interval < MAX_PINNED_INTERVAL) ||
+      sd->balance_interval < sd->max_interval)
+    sd->balance_interval *= 2;
+}
+
 int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd, cpu_idle_type idle,
                              bool *continue_balancing) {
   lb_env env;
@@ -467,11 +485,11 @@ int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd,
         env.cpus_storage = *env.cpus;
         env.cpus_storage.clear(busiest->cpu);
         env.cpus = &env.cpus_storage;
+        balanced = true;  // out_all_pinned, unless another CPU is left to try
         // Some CPU left outside the local group (without building that set).
         if (!env.cpus->subset_of(sd->groups.front().span)) {
           env.loop = 0;
           env.loop_break = SCHED_NR_MIGRATE_BREAK;
-          balanced = true;
           continue;
         }
       }
@@ -479,41 +497,37 @@ int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd,
     break;
   }
   if (balanced) {
-    // out_balanced: the balance interval backs off, except for newidle.
-    if (idle != CPU_NEWLY_IDLE) {
-      const unsigned long max =
-          (env.flags & LBF_ALL_PINNED) ? MAX_PINNED_INTERVAL : sd->max_interval;
-      if (sd->balance_interval < max) sd->balance_interval *= 2;
-    }
+    // out_balanced, out_all_pinned: balanced at this level, so the failures start again.
+    sd->nr_balance_failed = 0;
+    out_one_pinned(env);
     return 0;
   }
   bool active_balance = false;
   if (!ld_moved) {
     if (idle != CPU_NEWLY_IDLE) sd->nr_balance_failed++;
     this_rq->lb_failed++;
-    // need_active_balance(): regular balancing keeps failing to move tasks (cache hot, or a
-    // core cookie that does not match): have the stopper on busiest push one, hot or not.
-    // (The asym packing, misfit and reduced-capacity reasons do not arise here.)
-    struct rq *busiest = env.src_rq;
-    if (idle != CPU_NEWLY_IDLE && env.type == migrate_task &&
-        sd->nr_balance_failed > sd->cache_nice_tries + 2) {
+    if (need_active_balance(env)) {
+      struct rq *busiest = env.src_rq;
+      // The stopper would only preempt a task that may not come here.
       if (!busiest->curr->cpus_mask.test(this_cpu)) {
-        env.flags |= LBF_ALL_PINNED;
-      } else if (!busiest->active_balance) {
+        out_one_pinned(env);
+        return 0;
+      }
+      env.flags &= ~LBF_ALL_PINNED;
+      if (!busiest->active_balance) {
         busiest->active_balance = true;
         busiest->push_cpu = this_cpu;
         busiest->active_balance_sd = sd;
         active_balance = true;
         send_ipi(busiest->cpu);  // stop_one_cpu_nowait()
       }
-      // Avoid balancing again before the stopper has run.
-      sd->nr_balance_failed = sd->cache_nice_tries + 1;
     }
   } else {
     sd->nr_balance_failed = 0;
     this_rq->lb_moved += static_cast<u64>(ld_moved);
   }
-  if (!active_balance) sd->balance_interval = sd->min_interval;
+  // Unbalanced: balance again soon, unless a stopper was kicked for a reason now gone.
+  if (!active_balance || need_active_balance(env)) sd->balance_interval = sd->min_interval;
   return ld_moved;
 }
 
@@ -565,6 +579,7 @@ void Kernel::active_load_balance_cpu_stop(struct rq *busiest_rq) {
     activate_task(target_rq, p, ENQUEUE_NOCLOCK);
     wakeup_preempt(target_rq, p, 0);
     busiest_rq->lb_active++;
+    sd->nr_balance_failed = 0;  // active balancing done
     break;
   }
   // Busiest picks what it runs next (the stopper is done); this_cpu_ is busiest's here.

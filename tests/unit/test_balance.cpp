@@ -225,6 +225,9 @@ TEST(ActiveBalance, TheStopperPushesTheRunningTask) {
   bool cont = true;
   f.k.sched_balance_rq(1, f.k.cpu_rq(1), sd, Kernel::CPU_IDLE, &cont);  // 4 > cache_nice_tries + 2
   EXPECT_TRUE(f.k.cpu_rq(0)->active_balance);
+  // Kicking the stopper leaves the failure count alone (since 5.10); its push resets it.
+  EXPECT_EQ(sd->nr_balance_failed, 4u);
+  EXPECT_EQ(sd->balance_interval, sd->min_interval);
   // The stopper's IPI, then both CPUs reschedule. Ticks are dropped: their idle balancing
   // would act on the same state and muddle what this test looks at.
   while (!f.events.empty() && f.events.next_time() <= 10010000) {
@@ -238,6 +241,48 @@ TEST(ActiveBalance, TheStopperPushesTheRunningTask) {
   EXPECT_EQ(f.k.cpu_rq(1)->curr, r);
   EXPECT_EQ(f.k.cpu_rq(0)->curr, q);
   EXPECT_EQ(f.k.cpu_rq(0)->lb_active, 1u);
+  EXPECT_EQ(sd->nr_balance_failed, 0u);
+}
+
+// A domain found balanced starts counting failures again (out_balanced): old failures must not
+// make a later, unrelated balance migrate cache-hot tasks or kick the stopper.
+TEST(ActiveBalance, ABalancedDomainForgetsEarlierFailures) {
+  KernelFixture f;
+  f.k.set_clock(10000000);
+  sched_domain *sd = mc(f, 1);
+  sd->nr_balance_failed = 5;
+  bool cont = true;
+  EXPECT_EQ(f.k.sched_balance_rq(1, f.k.cpu_rq(1), sd, Kernel::CPU_IDLE, &cont), 0);
+  EXPECT_EQ(sd->nr_balance_failed, 0u);
+}
+
+// Two lone tasks on the core {0,4}, the core {1,5} idle: the MC balance picks CPU 0, whose only
+// task cannot be detached by regular balancing. When the stopper is due but that task may not
+// run on CPU 1, no stopper is kicked (out_one_pinned): the interval backs off as far as an
+// all-pinned domain may, and the failures are kept.
+TEST(ActiveBalance, NoStopperForARunningTaskPinnedToItsCpu) {
+  KernelFixture f;
+  task_struct *r = f.hog(0);
+  f.hog(4);
+  CpuMask only0(8);
+  only0.set(0);
+  r->cpus_mask = only0;
+  r->nr_cpus_allowed = 1;
+  f.k.set_clock(10000000);
+  sched_domain *sd = mc(f, 1);
+  for (int i = 1; i <= 4; i++) {
+    bool cont = true;
+    EXPECT_EQ(f.k.sched_balance_rq(1, f.k.cpu_rq(1), sd, Kernel::CPU_IDLE, &cont), 0);
+    EXPECT_EQ(sd->nr_balance_failed, static_cast<unsigned>(i));
+  }
+  EXPECT_FALSE(f.k.cpu_rq(0)->active_balance);
+  EXPECT_EQ(sd->balance_interval, 2 * sd->min_interval);
+  // Pinned, the interval may grow past max_interval, up to 512 ms.
+  sd->balance_interval = sd->max_interval;
+  bool cont = true;
+  f.k.sched_balance_rq(1, f.k.cpu_rq(1), sd, Kernel::CPU_IDLE, &cont);
+  EXPECT_EQ(sd->balance_interval, 2 * sd->max_interval);
+  EXPECT_EQ(sd->nr_balance_failed, 5u);
 }
 
 // get_sd_balance_interval(): msecs_to_jiffies() rounds up, a busy CPU's interval is one jiffy
