@@ -135,12 +135,16 @@ static bool update_sd_pick_busiest(const lb_env &env, const sd_lb_stats &sds,
   }
 }
 
+// groups[0] is the local group by construction; the search is for the others.
+static bool is_local_group(const lb_env &env, const sched_group &sg) {
+  return &sg == &env.sd->groups.front() || sg.contains(env.dst_cpu);
+}
+
 static void update_sd_lb_stats(Kernel &k, lb_env &env, sd_lb_stats &sds, bool *overloaded) {
   unsigned long sum_util = 0;
   bool sg_overloaded = false;
   for (const sched_group &sg : env.sd->groups) {
-    // groups[0] is the local group by construction; the search is for the others.
-    const bool local_group = &sg == &env.sd->groups.front() || sg.contains(env.dst_cpu);
+    const bool local_group = is_local_group(env, sg);
     sg_lb_stats sgs;
     update_sg_lb_stats(k, env, sg, sgs, local_group, &sg_overloaded);
     sds.total_load += sgs.group_load;
@@ -228,7 +232,33 @@ static void calculate_imbalance(const Kernel &k, lb_env &env, sd_lb_stats &sds) 
                         SCHED_CAPACITY_SCALE);
 }
 
+// With nothing runnable outside the local group no group can be the busiest (the first test of
+// update_sd_pick_busiest()), so all that update_sd_lb_stats() would leave behind is the blocked
+// load decayed on every CPU, the root domain's overload flag and SIS_UTIL's scan depth. Half
+// of all balancing (an idle CPU's SMT level, its sibling idle too) ends here.
+static bool nothing_to_pull(Kernel &k, const lb_env &env, bool *overloaded) {
+  for (const sched_group &sg : env.sd->groups) {
+    if (is_local_group(env, sg)) continue;
+    for (int i = 0; i < sg.weight; i++)
+      if (env.cpus->test(sg.cpus[i]) && k.cpu_rq(sg.cpus[i])->cfs.h_nr_runnable) return false;
+  }
+  unsigned long sum_util = 0;
+  bool sg_overloaded = false;
+  for (const sched_group &sg : env.sd->groups)
+    sg.for_each_cpu([&](int i) {
+      if (!env.cpus->test(i)) return;
+      struct rq *rq = k.cpu_rq(i);
+      k.update_cfs_rq_load_avg(&rq->cfs);
+      sum_util += k.cpu_util_cfs(i);
+      if (rq->nr_running > 1) sg_overloaded = true;
+    });
+  if (!env.sd->parent) *overloaded = sg_overloaded;
+  if (env.idle != Kernel::CPU_NEWLY_IDLE) k.update_idle_cpu_scan(env.sd, env.dst_cpu, sum_util);
+  return true;
+}
+
 static const sched_group *sched_balance_find_src_group(Kernel &k, lb_env &env, bool *overloaded) {
+  if (nothing_to_pull(k, env, overloaded)) return nullptr;
   sd_lb_stats sds;
   update_sd_lb_stats(k, env, sds, overloaded);
   if (!sds.busiest) return nullptr;

@@ -232,7 +232,13 @@ class Kernel {
 
   // ---- pelt.c ----
   void update_load_avg(struct cfs_rq *cfs_rq, sched_entity *se, int flags);
-  void update_cfs_rq_load_avg(struct cfs_rq *cfs_rq);
+  // Within a microsecond of the last update with nothing removed, PELT has nothing to add: the
+  // common case when balancing reads one queue several times at the same instant.
+  void update_cfs_rq_load_avg(struct cfs_rq *cfs_rq) {
+    if (!cfs_rq->removed.nr && clock_ - cfs_rq->avg.last_update_time < 1024) return;
+    __update_cfs_rq_load_avg(cfs_rq);
+  }
+  void __update_cfs_rq_load_avg(struct cfs_rq *cfs_rq);
   void attach_entity_load_avg(struct cfs_rq *cfs_rq, sched_entity *se);
   void remove_entity_load_avg(sched_entity *se, struct cfs_rq *old);
   void post_init_entity_util_avg(task_struct *p);

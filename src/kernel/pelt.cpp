@@ -149,7 +149,7 @@ bool pelt::update_load_sum_pair(u64 now, sched_avg *a, unsigned long load_a,
   return load_sum_pair(now, a, load_a, runnable_a, running_a, b, load_b, runnable_b, running_b);
 }
 
-void Kernel::update_cfs_rq_load_avg(struct cfs_rq *cfs_rq) {
+void Kernel::__update_cfs_rq_load_avg(struct cfs_rq *cfs_rq) {
   sched_avg *sa = &cfs_rq->avg;
   if (cfs_rq->removed.nr) {
     // Load left behind by tasks that woke up elsewhere.
