@@ -234,8 +234,8 @@ static void calculate_imbalance(const Kernel &k, lb_env &env, sd_lb_stats &sds) 
 
 // With nothing runnable outside the local group no group can be the busiest (the first test of
 // update_sd_pick_busiest()), so all that update_sd_lb_stats() would leave behind is the blocked
-// load decayed on every CPU, the root domain's overload flag and SIS_UTIL's scan depth. Half
-// of all balancing (an idle CPU's SMT level, its sibling idle too) ends here.
+// load decayed on every CPU, the root domain's overload flag and SIS_UTIL's scan depth. Nearly
+// half of all balancing (an idle CPU's SMT level, its sibling idle too) ends here.
 static bool nothing_to_pull(Kernel &k, const lb_env &env, bool *overloaded) {
   for (const sched_group &sg : env.sd->groups) {
     if (is_local_group(env, sg)) continue;
