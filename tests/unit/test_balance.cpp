@@ -14,6 +14,30 @@ sched_domain *mc(KernelFixture &f, int cpu) {
   return f.k.cpu_rq(cpu)->sd->parent;
 }
 
+// The periodic balance of an idle cpu's MC domain.
+int idle_balance_mc(KernelFixture &f, int cpu) {
+  bool cont = true;
+  return f.k.sched_balance_rq(cpu, f.k.cpu_rq(cpu), mc(f, cpu), Kernel::CPU_IDLE, &cont);
+}
+
+// n balances of CPU 1's MC domain in a row that move nothing and kick no stopper on CPU 0,
+// each a counted failure.
+void balance_fails(KernelFixture &f, unsigned n) {
+  for (unsigned i = 1; i <= n; i++) {
+    EXPECT_EQ(idle_balance_mc(f, 1), 0);
+    EXPECT_EQ(mc(f, 1)->nr_balance_failed, i);
+    EXPECT_FALSE(f.k.cpu_rq(0)->active_balance);
+  }
+}
+
+// p may run on cpu only.
+void pin(task_struct *p, int cpu) {
+  CpuMask only(8);
+  only.set(cpu);
+  p->cpus_mask = only;
+  p->nr_cpus_allowed = 1;
+}
+
 // Three tasks on CPU 0 (one running, two queued); everything else idle. The clock is at 10 ms
 // and the queued tasks last ran long ago, so they are cache cold.
 struct Overloaded : ::testing::Test {
@@ -209,21 +233,12 @@ TEST(ActiveBalance, TheStopperPushesTheRunningTask) {
   KernelFixture f;
   task_struct *r = f.hog(0);
   task_struct *q = f.task("pinned");
-  CpuMask only0(8);
-  only0.set(0);
-  q->cpus_mask = only0;
-  q->nr_cpus_allowed = 1;
+  pin(q, 0);
   f.k.test_enqueue(q, 0);
   f.k.set_clock(10000000);
   sched_domain *sd = mc(f, 1);
-  for (int i = 1; i <= 3; i++) {
-    bool cont = true;
-    EXPECT_EQ(f.k.sched_balance_rq(1, f.k.cpu_rq(1), sd, Kernel::CPU_IDLE, &cont), 0);
-    EXPECT_EQ(sd->nr_balance_failed, static_cast<unsigned>(i));
-    EXPECT_FALSE(f.k.cpu_rq(0)->active_balance);
-  }
-  bool cont = true;
-  f.k.sched_balance_rq(1, f.k.cpu_rq(1), sd, Kernel::CPU_IDLE, &cont);  // 4 > cache_nice_tries + 2
+  balance_fails(f, 3);
+  idle_balance_mc(f, 1);  // 4 > cache_nice_tries + 2
   EXPECT_TRUE(f.k.cpu_rq(0)->active_balance);
   // Kicking the stopper leaves the failure count alone (since 5.10); its push resets it.
   EXPECT_EQ(sd->nr_balance_failed, 4u);
@@ -251,8 +266,7 @@ TEST(ActiveBalance, ABalancedDomainForgetsEarlierFailures) {
   f.k.set_clock(10000000);
   sched_domain *sd = mc(f, 1);
   sd->nr_balance_failed = 5;
-  bool cont = true;
-  EXPECT_EQ(f.k.sched_balance_rq(1, f.k.cpu_rq(1), sd, Kernel::CPU_IDLE, &cont), 0);
+  EXPECT_EQ(idle_balance_mc(f, 1), 0);
   EXPECT_EQ(sd->nr_balance_failed, 0u);
 }
 
@@ -264,23 +278,14 @@ TEST(ActiveBalance, NoStopperForARunningTaskPinnedToItsCpu) {
   KernelFixture f;
   task_struct *r = f.hog(0);
   f.hog(4);
-  CpuMask only0(8);
-  only0.set(0);
-  r->cpus_mask = only0;
-  r->nr_cpus_allowed = 1;
+  pin(r, 0);
   f.k.set_clock(10000000);
   sched_domain *sd = mc(f, 1);
-  for (int i = 1; i <= 4; i++) {
-    bool cont = true;
-    EXPECT_EQ(f.k.sched_balance_rq(1, f.k.cpu_rq(1), sd, Kernel::CPU_IDLE, &cont), 0);
-    EXPECT_EQ(sd->nr_balance_failed, static_cast<unsigned>(i));
-  }
-  EXPECT_FALSE(f.k.cpu_rq(0)->active_balance);
+  balance_fails(f, 4);
   EXPECT_EQ(sd->balance_interval, 2 * sd->min_interval);
   // Pinned, the interval may grow past max_interval, up to 512 ms.
   sd->balance_interval = sd->max_interval;
-  bool cont = true;
-  f.k.sched_balance_rq(1, f.k.cpu_rq(1), sd, Kernel::CPU_IDLE, &cont);
+  idle_balance_mc(f, 1);
   EXPECT_EQ(sd->balance_interval, 2 * sd->max_interval);
   EXPECT_EQ(sd->nr_balance_failed, 5u);
 }
