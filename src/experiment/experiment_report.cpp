@@ -155,6 +155,11 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
   return st;
 }
 
+std::string not_summarised(const IncompleteMetric &im) {
+  return fmt::format("{}: not summarised, {} of {} runs have no value",
+                     kBenchMetrics[im.index].label, im.missing.size(), im.runs);
+}
+
 std::string experiment_table(const ExperimentResult &r, const ExperimentStats &st) {
   const std::size_t n = r.seeds.size();
   std::string out;
@@ -265,8 +270,7 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
     out += "\n";
   }
   for (const auto &im : st.incomplete) {
-    out += fmt::format("\n{}: not summarised, {} of {} runs have no value:",
-                       kBenchMetrics[im.index].label, im.missing.size(), im.runs);
+    out += fmt::format("\n{}:", not_summarised(im));
     for (std::size_t i = 0; i < im.missing.size(); i++)
       out += fmt::format("{} {} seed {}", i ? "," : "", im.missing[i].first, im.missing[i].second);
     out += "\n";

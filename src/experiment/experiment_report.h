@@ -52,6 +52,10 @@ struct StuckRun {
   u64 seed = 0, tasks = 0;
 };
 
+// "hackbench time (s): not summarised, 1 of 40 runs have no value", for the experiment and sweep
+// tables.
+std::string not_summarised(const IncompleteMetric &im);
+
 struct ExperimentStats {
   std::vector<MetricStats> metrics;  // the benchmark metrics every run has
   std::vector<IncompleteMetric> incomplete;

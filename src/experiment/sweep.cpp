@@ -176,9 +176,7 @@ std::string sweep_table(const SweepResult &r) {
                            pt.stats.configs[ci].name, kBenchMetrics[m.index].label,
                            m.configs[ci].mean, m.configs[ci].ci95);
     for (const auto &im : pt.stats.incomplete)
-      out += fmt::format("{}  {}: not summarised, {} of {} runs have no value\n",
-                         std::string(lead.size(), ' '), kBenchMetrics[im.index].label,
-                         im.missing.size(), im.runs);
+      out += fmt::format("{}  {}\n", std::string(lead.size(), ' '), not_summarised(im));
     stuck_runs += pt.stats.stuck.size();
   }
   if (stuck_runs)

@@ -36,13 +36,12 @@ version=$("$bin" --version | awk '{print $2}')
     "$bin" experiment "$s" --runs 2 --jobs 2 --json "$tmp/e.json" >/dev/null
     echo "$(digest "$tmp/e.json")  experiment $s --runs 2"
   done
-  for c in "No cookie" "Cookie" "Cookie + patch"; do
-    "$bin" run scenarios/wakeup-fastpath.toml --config "$c" --seed 1 --json "$tmp/r.json" >/dev/null
-    echo "$(digest "$tmp/r.json")  run scenarios/wakeup-fastpath.toml --config \"$c\" --seed 1"
-  done
-  for c in "Baseline" "Force idle aware LB" "Push force idle tasks" "Both"; do
-    "$bin" run scenarios/hypervisor-noise.toml --config "$c" --seed 1 --json "$tmp/r.json" >/dev/null
-    echo "$(digest "$tmp/r.json")  run scenarios/hypervisor-noise.toml --config \"$c\" --seed 1"
+  for run in "wakeup-fastpath|No cookie" "wakeup-fastpath|Cookie" "wakeup-fastpath|Cookie + patch" \
+    "hypervisor-noise|Baseline" "hypervisor-noise|Force idle aware LB" \
+    "hypervisor-noise|Push force idle tasks" "hypervisor-noise|Both"; do
+    s=scenarios/${run%%|*}.toml; c=${run#*|}
+    "$bin" run "$s" --config "$c" --seed 1 --json "$tmp/r.json" >/dev/null
+    echo "$(digest "$tmp/r.json")  run $s --config \"$c\" --seed 1"
   done
 } >"$tmp/new"
 
