@@ -42,7 +42,7 @@ Kernel::Kernel(const Topology &topo, const MachineCosts &costs, const KernelConf
 
   rqs_.resize(nr_cpus_);
   idle_tasks_.resize(nr_cpus_);
-  tick_on_ = tick_cpus_ = CpuMask(nr_cpus_);
+  tick_on_ = tick_cpus_ = nohz_idle_cpus_ = CpuMask(nr_cpus_);
   tick_timer_ = events_.make_timer(EV_TICK, 0);
   ipi_timer_.resize(nr_cpus_);
   for (int cpu = 0; cpu < nr_cpus_; cpu++) init_rq(cpu);

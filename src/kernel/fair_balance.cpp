@@ -2,6 +2,7 @@
 // sched_balance_rq), newidle balancing (sched_balance_newidle), NOHZ idle balancing, and the
 // SIS_UTIL statistics the wakeup path reads.
 #include <algorithm>
+#include <cassert>
 #include <climits>
 
 #include "kernel/group_stats.h"
@@ -47,6 +48,9 @@ struct lb_env {
   int flags = 0;
   unsigned int loop = 0, loop_break = SCHED_NR_MIGRATE_BREAK, loop_max = 0;
   migration_type type = migrate_load;
+  // Whether cpu is still considered: every CPU of the domain until one is dropped, so the
+  // common case needs no bitmap read.
+  bool considers(int cpu) const { return cpus == &sd->span || cpus->test(cpu); }
 };
 
 // A group's flags are its child domain's: an MC group is a core, an SMT group.
@@ -78,7 +82,7 @@ long sibling_imbalance(const lb_env &env, const sd_lb_stats &sds, const Kernel &
 static void update_sg_lb_stats(Kernel &k, lb_env &env, const sched_group &group, sg_lb_stats &sgs,
                                bool local_group, bool *sg_overloaded) {
   group.for_each_cpu([&](int i) {
-    if (!env.cpus->test(i)) return;
+    if (!env.considers(i)) return;
     struct rq *rq = k.cpu_rq(i);
     // MODEL: blocked load is decayed when balancing reads it, standing in for the kernel's
     // update_blocked_averages() runs (docs/model.md).
@@ -88,9 +92,9 @@ static void update_sg_lb_stats(Kernel &k, lb_env &env, const sched_group &group,
     sgs.group_runnable += rq->cfs.avg.runnable_avg;
     sgs.sum_h_nr_running += rq->cfs.h_nr_runnable;
     sgs.sum_nr_running += rq->nr_running;
-    if (rq->nr_running > 1) *sg_overloaded = true;
+    *sg_overloaded |= rq->nr_running > 1;
     // A forced-idle CPU is not idle, unless FI_IDLE_FOR_LB says so.
-    if ((!rq->nr_running && k.idle_cpu(i)) || (rq->nr_running && k.lb_idle_cpu(i))) sgs.idle_cpus++;
+    sgs.idle_cpus += k.lb_idle_cpu(i);
   });
   sgs.group_capacity = static_cast<unsigned long>(group.weight) * SCHED_CAPACITY_SCALE;
   sgs.group_weight = static_cast<unsigned int>(group.weight);
@@ -135,9 +139,10 @@ static bool update_sd_pick_busiest(const lb_env &env, const sd_lb_stats &sds,
   }
 }
 
-// groups[0] is the local group by construction; the search is for the others.
+// groups[0] is the local group by construction; another group can hold dst_cpu too only where
+// groups overlap.
 static bool is_local_group(const lb_env &env, const sched_group &sg) {
-  return &sg == &env.sd->groups.front() || sg.contains(env.dst_cpu);
+  return &sg == &env.sd->groups.front() || (env.sd->groups_overlap && sg.contains(env.dst_cpu));
 }
 
 static void update_sd_lb_stats(Kernel &k, lb_env &env, sd_lb_stats &sds, bool *overloaded) {
@@ -240,17 +245,17 @@ static bool nothing_to_pull(Kernel &k, const lb_env &env, bool *overloaded) {
   for (const sched_group &sg : env.sd->groups) {
     if (is_local_group(env, sg)) continue;
     for (int i = 0; i < sg.weight; i++)
-      if (env.cpus->test(sg.cpus[i]) && k.cpu_rq(sg.cpus[i])->cfs.h_nr_runnable) return false;
+      if (env.considers(sg.cpus[i]) && k.cpu_rq(sg.cpus[i])->cfs.h_nr_runnable) return false;
   }
   unsigned long sum_util = 0;
   bool sg_overloaded = false;
   for (const sched_group &sg : env.sd->groups)
     sg.for_each_cpu([&](int i) {
-      if (!env.cpus->test(i)) return;
+      if (!env.considers(i)) return;
       struct rq *rq = k.cpu_rq(i);
       k.update_cfs_rq_load_avg(&rq->cfs);
       sum_util += k.cpu_util_cfs(i);
-      if (rq->nr_running > 1) sg_overloaded = true;
+      sg_overloaded |= rq->nr_running > 1;
     });
   if (!env.sd->parent) *overloaded = sg_overloaded;
   if (env.idle != Kernel::CPU_NEWLY_IDLE) k.update_idle_cpu_scan(env.sd, env.dst_cpu, sum_util);
@@ -293,7 +298,7 @@ static struct rq *sched_balance_find_src_rq(Kernel &k, lb_env &env, const sched_
   unsigned long busiest_load = 0, busiest_util = 0;
   unsigned int busiest_nr = 0;
   group->for_each_cpu([&](int i) {
-    if (!env.cpus->test(i)) return;
+    if (!env.considers(i)) return;
     struct rq *rq = k.cpu_rq(i);
     const unsigned int nr_running = rq->cfs.h_nr_runnable;
     if (!nr_running) return;
@@ -437,14 +442,14 @@ static bool is_core_idle(const Kernel &k, int cpu) {
 // Only one CPU of the local group balances a domain: the first idle one (preferring a wholly
 // idle core above the SMT level), else the group's first CPU.
 static bool should_we_balance(const Kernel &k, const lb_env &env) {
-  if (!env.cpus->test(env.dst_cpu)) return false;
+  if (!env.considers(env.dst_cpu)) return false;
   if (env.idle == Kernel::CPU_NEWLY_IDLE)
     return !(env.dst_rq->nr_running > 0 || env.dst_rq->ttwu_pending);
   const sched_group &sg = env.sd->groups.front();
   int idle_smt = -1, first_idle = -1;
   for (int i = 0; i < sg.weight; i++) {
     const int cpu = sg.cpus[i];  // for_each_cpu_and(cpu, group_balance_mask(sg), env->cpus)
-    if (!env.cpus->test(cpu) || !k.lb_idle_cpu(cpu)) continue;
+    if (!env.considers(cpu) || !k.lb_idle_cpu(cpu)) continue;
     // (The kernel also skips the other threads of such a core; they fail the same test.)
     if (!(env.sd->flags & SD_SHARE_CPUCAPACITY) && !is_core_idle(k, cpu)) {
       if (idle_smt == -1) idle_smt = cpu;
@@ -484,6 +489,7 @@ int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd,
   env.dst_rq = this_rq;
   env.idle = idle;
   env.cpus = &sd->span;
+  assert(sd->groups.front().contains(this_cpu));  // the local group comes first
   this_rq->lb_count++;
   int ld_moved = 0;
   bool balanced = true;
@@ -726,17 +732,20 @@ void Kernel::nohz_idle_balance(int ilb_cpu, bool balance) {
   nohz_needs_update_ = false;
   u64 next = jiffies() + 60 * hz_;
   bool update_next = false;
+  // Busy CPUs (and forced-idle ones, unless FI_IDLE_FOR_LB) are not balanced for. The set
+  // cannot change during the pass: balancing pulls only to the CPU it balances for, which has
+  // been visited then, and CPUs switch tasks after the event.
+  nohz_idle_cpus_.assign([&](int c) { return lb_idle_cpu(c); });
   // As _nohz_idle_balance(): start after the balancer and end with it, so that the other idle
   // CPUs get the first chance to pull.
-  for (int i = 1, c = ilb_cpu; i <= nr_cpus_; i++) {
-    if (++c == nr_cpus_) c = 0;
-    if (!lb_idle_cpu(c)) continue;  // busy, or forced idle: not balanced on its behalf
+  nohz_idle_cpus_.for_each_wrap(ilb_cpu + 1, [&](int c) {
     struct rq *rq = cpu_rq(c);
     if (balance && jiffies() >= rq->next_balance) sched_balance_domains(rq, CPU_IDLE);
     // A CPU that has just pulled a task counts too, as in the kernel.
     next = std::min(next, rq->next_balance);
     update_next = true;
-  }
+    return true;
+  });
   if (update_next) nohz_next_balance_ = next;
   this_cpu_ = saved;
 }

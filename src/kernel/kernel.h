@@ -72,9 +72,11 @@ class Kernel {
   u64 tick_nsec() const { return tick_nsec_; }
 
   // ---- core.c ----
+  // Branch-free: balancing tests many CPUs at a time, and which are idle changes too often for
+  // the branch predictor.
   bool idle_cpu(int cpu) const {
     const struct rq *rq = cpu_rq(cpu);
-    return rq->curr == rq->idle && rq->nr_running == 0 && rq->ttwu_pending == 0;
+    return (rq->curr == rq->idle) & (rq->nr_running == 0) & (rq->ttwu_pending == 0);
   }
   // No vCPU preemption on bare metal. Counts its uses inside select_idle_sibling(): the
   // idle-CPU search work a placement costs.
@@ -210,7 +212,7 @@ class Kernel {
   int sched_core_push_forceidle(struct rq *rq);
   // idle_cpu() as load balancing sees it: with FI_IDLE_FOR_LB a forced-idle CPU counts too.
   bool lb_idle_cpu(int cpu) const {
-    return idle_cpu(cpu) ||
+    return idle_cpu(cpu) |
            (cfg_.features.on[__SCHED_FEAT_FI_IDLE_FOR_LB] && sched_core_forceidle(cpu));
   }
   bool steal_cookie_task(int cpu, sched_domain *sd);
@@ -354,6 +356,7 @@ class Kernel {
   bool nohz_needs_update_ = false;    // nohz.needs_update: a CPU went idle since the last pass
   bool in_sis_ = false;
   CpuMask select_rq_mask_;  // select_idle_cpu()'s scratch set of CPUs to scan
+  CpuMask nohz_idle_cpus_;  // NOHZ idle balancing's set of CPUs to balance for, this pass
   u64 sis_calls_ = 0;
   mutable u64 sis_idle_tests_ = 0;
   bool sched_core_active_ = false;  // the __sched_core_enabled static key

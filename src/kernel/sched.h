@@ -246,6 +246,9 @@ struct sched_domain {
   CpuMask span;
   int span_weight = 0;
   std::vector<sched_group> groups;  // groups[0] contains this CPU (the local group)
+  // Some CPU is in more than one group, as NUMA levels of irregular distance tables can have:
+  // only then can a group other than groups[0] contain this CPU.
+  bool groups_overlap = false;
   unsigned int imbalance_pct = 117;
   unsigned int cache_nice_tries = 0;
   unsigned int busy_factor = 16;

@@ -144,6 +144,9 @@ void Kernel::build_sched_domains() {
         }
         return true;
       });
+      int group_weights = 0;
+      for (const sched_group &sg : sd->groups) group_weights += sg.weight;
+      sd->groups_overlap = group_weights > span_weight;  // the groups cover the span
       for (sched_group &sg : sd->groups) {
         std::vector<int> cpus;
         sg.span.for_each([&](int c) { cpus.push_back(c); });

@@ -49,6 +49,20 @@ class CpuMask {
   // Kernel cpulist format, e.g. "0-3,8".
   std::string to_list() const;
 
+  // The mask of the CPUs 0..nr_cpu_ids()-1 for which pred(cpu) holds, built a word at a time
+  // without a branch per CPU (pred should be branch-free too): for sets that change too often
+  // for the branch predictor, such as which CPUs are idle.
+  template <typename P>
+  void assign(P &&pred) {
+    for (std::size_t i = 0; i < w_.size(); i++) {
+      u64 w = 0;
+      const int base = static_cast<int>(i * 64);
+      const int end = nr_ - base < 64 ? nr_ - base : 64;
+      for (int b = 0; b < end; b++) w |= static_cast<u64>(pred(base + b)) << b;
+      w_[i] = w;
+    }
+  }
+
   template <typename F>
   void for_each(F &&f) const {
     auto all = [&](int c) {

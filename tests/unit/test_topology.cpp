@@ -104,6 +104,39 @@ TEST(SchedDomains, SmtMcPkgNumaLevelsAndLlcInfo) {
   EXPECT_EQ(k.sd_llc(0), sd->parent);
 }
 
+// A ring of four nodes (each two hops from the one opposite): the 20-hop level of node 0 spans
+// nodes 0, 1 and 3; the top level's groups are those spans, and node 0's and node 2's share
+// nodes 1 and 3. The balancer must then search every group for the local CPU (groups_overlap).
+TEST(SchedDomains, OnlyIrregularNumaLevelsHaveOverlappingGroups) {
+  TopologySpec s;
+  s.sockets = 4;
+  s.cores_per_llc = 2;
+  s.numa_distances = {{10, 20, 30, 20}, {20, 10, 20, 30}, {30, 20, 10, 20}, {20, 30, 20, 10}};
+  ASSERT_EQ(validate(s), "");
+  Topology t(s);
+  sim::EventQueue q;
+  kernel::Kernel k(t, MachineCosts{}, kernel::KernelConfig{}, q);
+  const auto &doms = k.domains(0);
+  ASSERT_GE(doms.size(), 2u);
+  for (std::size_t i = 0; i + 1 < doms.size(); i++)
+    EXPECT_FALSE(doms[i]->groups_overlap) << doms[i]->name << " level " << i;
+  const kernel::sched_domain *top = doms.back().get();
+  EXPECT_EQ(top->span_weight, 8);
+  EXPECT_TRUE(top->groups_overlap);
+  EXPECT_TRUE(top->groups.front().contains(0));
+  int holding_cpu0 = 0;
+  for (const kernel::sched_group &g : top->groups) holding_cpu0 += g.contains(0);
+  EXPECT_GE(holding_cpu0, 2);  // the case is_local_group() looks beyond groups[0] for
+
+  TopologySpec two;  // two nodes: every level's groups partition its span
+  two.sockets = 2;
+  two.cores_per_llc = 2;
+  two.threads_per_core = 2;
+  Topology t2(two);
+  kernel::Kernel k2(t2, MachineCosts{}, kernel::KernelConfig{}, q);
+  for (const auto &sd : k2.domains(0)) EXPECT_FALSE(sd->groups_overlap) << sd->name;
+}
+
 TEST(SchedDomains, BaseSliceScalesWithCpuCountLikeTheKernel) {
   for (auto [cores, slice] :
        {std::pair{1, 700000ull}, {2, 1400000ull}, {4, 2100000ull}, {16, 2800000ull}}) {
@@ -142,6 +175,11 @@ TEST(CpuMask, WrapVisitsEveryBitFromStartAcrossWords) {
   EXPECT_EQ(m.next(66), 70);
   EXPECT_EQ(m.next(131), 199);
   EXPECT_EQ(m.next(200), 200);
+  // assign(): exactly the CPUs the predicate names, in every word, old bits gone.
+  schedlab::CpuMask a = m;
+  a.assign([](int c) { return c % 7 == 0 || c == 199; });
+  for (int c = 0; c < 200; c++) EXPECT_EQ(a.test(c), c % 7 == 0 || c == 199) << c;
+  EXPECT_EQ(a.weight(), 30);
   schedlab::CpuMask empty;
   empty.for_each_wrap(0, [](int) -> bool {
     ADD_FAILURE() << "empty mask visited";
