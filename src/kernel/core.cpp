@@ -44,6 +44,7 @@ Kernel::Kernel(const Topology &topo, const MachineCosts &costs, const KernelConf
   idle_tasks_.resize(nr_cpus_);
   tick_on_ = tick_cpus_ = nohz_idle_cpus_ = CpuMask(nr_cpus_);
   tick_timer_ = events_.make_timer(EV_TICK, 0);
+  events_.set_lane(tick_timer_);  // re-armed every jiffy while any CPU ticks
   ipi_timer_.resize(nr_cpus_);
   for (int cpu = 0; cpu < nr_cpus_; cpu++) init_rq(cpu);
   build_sched_domains();

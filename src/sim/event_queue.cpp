@@ -15,10 +15,21 @@ EventQueue::TimerId EventQueue::make_timer(u32 kind, u32 arg) {
   return static_cast<TimerId>(slots_.size() - 1);
 }
 
+void EventQueue::set_lane(TimerId id) {
+  assert(lane_ == kNoLane && pos_[id] == kNotQueued);
+  lane_ = id;
+}
+
 void EventQueue::arm(TimerId id, Time when) {
   Slot &s = slots_[id];
   if (seq_ >= seq_limit_) renumber();
   const Entry e{when, seq_++, id};
+  if (id == lane_) {
+    lane_entry_ = e;
+    pos_[id] = kInLane;
+    s.when = when;
+    return;
+  }
   const u32 pos = pos_[id];
   if (pos == kNotQueued) {
     heap_.push_back(e);
@@ -35,6 +46,7 @@ void EventQueue::cancel(TimerId id) {
   const u32 pos = pos_[id];
   if (pos == kNotQueued) return;
   pos_[id] = kNotQueued;
+  if (pos == kInLane) return;
   const Entry last = heap_.back();
   heap_.pop_back();
   if (last.id == id) return;
@@ -45,7 +57,12 @@ void EventQueue::cancel(TimerId id) {
 }
 
 EventQueue::Fired EventQueue::pop() {
-  assert(!heap_.empty());
+  assert(!empty());
+  if (lane_armed() && (heap_.empty() || before(lane_entry_, heap_[0]))) {
+    const Slot &s = slots_[lane_];
+    pos_[lane_] = kNotQueued;
+    return Fired{lane_, s.kind, s.arg, lane_entry_.when};
+  }
   const Entry top = heap_[0];
   const Slot &s = slots_[top.id];
   Fired f{top.id, s.kind, s.arg, top.when};
@@ -59,10 +76,13 @@ EventQueue::Fired EventQueue::pop() {
 // Gives the queued entries the sequence numbers 0..n-1 in their (time, seq) order: every
 // comparison keeps its outcome, so the heap stays a heap and the firing order is unchanged.
 void EventQueue::renumber() {
-  std::vector<u32> order(heap_.size());
+  // The lane's entry, if armed, takes part as index heap_.size().
+  const u32 n = static_cast<u32>(heap_.size());
+  auto entry = [&](u32 i) -> Entry & { return i < n ? heap_[i] : lane_entry_; };
+  std::vector<u32> order(n + (lane_armed() ? 1 : 0));
   std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](u32 a, u32 b) { return before(heap_[a], heap_[b]); });
-  for (u32 r = 0; r < order.size(); r++) heap_[order[r]].seq = r;
+  std::sort(order.begin(), order.end(), [&](u32 a, u32 b) { return before(entry(a), entry(b)); });
+  for (u32 r = 0; r < order.size(); r++) entry(order[r]).seq = r;
   seq_ = static_cast<u32>(order.size());
 }
 

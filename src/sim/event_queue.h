@@ -26,6 +26,10 @@ class EventQueue {
 
   // A timer slot whose firings are reported as (kind, arg).
   TimerId make_timer(u32 kind, u32 arg);
+  // Keeps one timer out of the heap, in a lane of its own that pop() compares with the heap's
+  // top: for the timer re-armed most (the jiffy tick), whose every firing would otherwise
+  // cost a pop and a push. The firing order is the same. Precondition: the timer is not armed.
+  void set_lane(TimerId id);
   // Arm (or re-arm) a timer; a re-armed timer takes a new sequence number, i.e. it is ordered
   // after every event armed before it at the same time.
   void arm(TimerId id, Time when);
@@ -33,9 +37,12 @@ class EventQueue {
   bool armed(TimerId id) const { return pos_[id] != kNotQueued; }
   Time expires(TimerId id) const { return slots_[id].when; }
 
-  bool empty() const { return heap_.empty(); }
-  std::size_t size() const { return heap_.size(); }
-  Time next_time() const { return heap_.empty() ? kTimeNever : heap_[0].when; }
+  bool empty() const { return heap_.empty() && !lane_armed(); }
+  std::size_t size() const { return heap_.size() + lane_armed(); }
+  Time next_time() const {
+    const Time h = heap_.empty() ? kTimeNever : heap_[0].when;
+    return lane_armed() && lane_entry_.when < h ? lane_entry_.when : h;
+  }
   // Removes and returns the earliest event. Precondition: !empty().
   Fired pop();
 
@@ -59,6 +66,8 @@ class EventQueue {
   static bool before(const Entry &x, const Entry &y) {
     return x.when != y.when ? x.when < y.when : x.seq < y.seq;
   }
+  static constexpr u32 kInLane = kNotQueued - 1;  // pos_ of the lane's timer while armed
+  bool lane_armed() const { return lane_ != kNoLane && pos_[lane_] == kInLane; }
   void renumber();
   void sift_up(u32 pos, Entry e);
   void sift_down(u32 pos, Entry e);
@@ -72,6 +81,9 @@ class EventQueue {
   // moves, and a dense array keeps those writes in cache on queues of 10^4..10^5 timers.
   std::vector<u32> pos_;
   std::vector<Entry> heap_;
+  static constexpr TimerId kNoLane = ~TimerId{0};
+  TimerId lane_ = kNoLane;
+  Entry lane_entry_{};
   u32 seq_ = 0;
   u32 seq_limit_;
 };

@@ -48,19 +48,22 @@ TEST(EventQueue, CancelRemovesOnlyThatTimer) {
 
 namespace {
 
-// Against a sorted reference under random arm / re-arm / cancel / pop.
-void check_against_reference(EventQueue &q) {
+// Against a sorted reference under random arm / re-arm / cancel / pop; timer `lane`, if any,
+// kept in the queue's lane (set_lane) and armed far more often than the others, as the tick.
+void check_against_reference(EventQueue &q, int lane = -1) {
   schedlab::sim::Stream rng(7, {1});
   const int n = 200;
   std::vector<EventQueue::TimerId> ids;
   for (int i = 0; i < n; i++) ids.push_back(q.make_timer(0, static_cast<unsigned>(i)));
+  if (lane >= 0) q.set_lane(ids[static_cast<std::size_t>(lane)]);
   // reference: id -> (time, seq) when armed
   std::vector<std::tuple<bool, Time, unsigned long long>> ref(n, {false, 0, 0});
   unsigned long long seq = 0;
   Time now = 0;
   for (int step = 0; step < 20000; step++) {
     const auto op = rng.uniform_u64(0, 9);
-    const int id = static_cast<int>(rng.uniform_u64(0, n - 1));
+    int id = static_cast<int>(rng.uniform_u64(0, n - 1));
+    if (lane >= 0 && rng.uniform_u64(0, 3) == 0) id = lane;
     if (op < 5) {
       const Time t = now + rng.uniform_u64(0, 1000);
       q.arm(ids[id], t);
@@ -79,8 +82,18 @@ void check_against_reference(EventQueue &q) {
       }
       ASSERT_EQ(static_cast<int>(f.arg), best);
       ASSERT_EQ(f.time, std::get<1>(ref[best]));
+      ASSERT_EQ(q.armed(ids[static_cast<std::size_t>(best)]), false);
       std::get<0>(ref[best]) = false;
       now = f.time;
+    }
+    std::size_t queued = 0;
+    for (const auto &r : ref) queued += std::get<0>(r);
+    ASSERT_EQ(q.size(), queued);
+    if (queued) {
+      Time first = schedlab::kTimeNever;
+      for (const auto &r : ref)
+        if (std::get<0>(r)) first = std::min(first, std::get<1>(r));
+      ASSERT_EQ(q.next_time(), first);
     }
   }
 }
@@ -97,4 +110,13 @@ TEST(EventQueue, MatchesReferenceUnderRandomOperations) {
 TEST(EventQueue, RenumberingKeepsTheOrder) {
   EventQueue q(300);
   check_against_reference(q);
+}
+
+// The lane changes where a timer waits, not when it fires: the same reference order, ties with
+// heap timers included, also across renumbering.
+TEST(EventQueue, LaneTimerFiresInTheSameOrder) {
+  EventQueue q;
+  check_against_reference(q, 5);
+  EventQueue r(300);
+  check_against_reference(r, 0);
 }
