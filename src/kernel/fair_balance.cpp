@@ -665,8 +665,8 @@ void Kernel::sched_balance_domains(struct rq *rq, cpu_idle_type idle) {
   u64 next_balance = jiffies() + 60 * hz;
   bool continue_balancing = true, need_decay = false;
   u64 max_cost = 0;
-  for (const auto &sd_ptr : domains_[cpu]) {
-    sched_domain *sd = sd_ptr.get();
+  // for_each_domain(): up the parent links from the run queue, which is hot already.
+  for (sched_domain *sd = rq->sd; sd; sd = sd->parent) {
     need_decay |= update_newidle_cost(sd, 0, jiffies(), hz);
     max_cost += sd->max_newidle_lb_cost;
     if (!continue_balancing) {
@@ -799,8 +799,7 @@ int Kernel::sched_balance_newidle(struct rq *this_rq) {
   if (sd) {
     u64 curr_cost = 0;
     bool continue_balancing = true;
-    for (const auto &d : domains_[this_cpu]) {
-      sched_domain *s = d.get();
+    for (sched_domain *s = this_rq->sd; s; s = s->parent) {
       update_next_balance(s);
       if (this_rq->avg_idle < curr_cost + s->max_newidle_lb_cost) {
         this_rq->newidle_skipped_avg_idle++;

@@ -36,7 +36,9 @@ class Kernel {
   void add_tracer(TraceSink *t) { tracers_.push_back(t); }
   void set_clock(Time now) {
     clock_ = now;
-    jiffies_ = now / tick_nsec_;  // once per event: the balancer reads jiffies many times
+    // Once per event: the balancer reads jiffies many times. A division by a constant is a
+    // multiplication, and HZ=1000 is the default (a 64-bit div per event: ~2 % of the samples).
+    jiffies_ = tick_nsec_ == 1000000 ? now / 1000000 : now / tick_nsec_;
   }
   Time clock() const { return clock_; }
   // A new task in TASK_NEW, not yet runnable (sched_fork()).
