@@ -186,9 +186,11 @@ Simulation::~Simulation() = default;
 u32 Simulation::speed_of(int cpu) const {
   const CpuExec &e = exec_[static_cast<std::size_t>(cpu)];
   if (!e.w || e.w->act.kind != Action::Kind::Run) return kSpeedOne;
+  // Whether a sibling runs is as good as random to the branch predictor: no branch per one.
+  bool corun = false;
   for (const int s : topo_.smt_cpus(cpu))
-    if (s != cpu && exec_[static_cast<std::size_t>(s)].w) return s_.costs.smt_corun_speed;
-  return kSpeedOne;
+    corun |= (s != cpu) & (exec_[static_cast<std::size_t>(s)].w != nullptr);
+  return corun ? s_.costs.smt_corun_speed : kSpeedOne;
 }
 
 void Simulation::settle(int cpu) {

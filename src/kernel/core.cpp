@@ -162,7 +162,7 @@ void Kernel::handle_event(u32 kind, u32 arg) {
       // One event per jiffy ticks every CPU whose tick runs, in CPU order, each followed by
       // its preemption point, as if each CPU's timer interrupt came in turn.
       // The set is taken first: a tick may stop or start other CPUs' ticks.
-      tick_cpus_ = tick_on_;
+      tick_cpus_.copy_from(tick_on_);
       tick_cpus_.for_each([&](int c) {
         this_cpu_ = c;
         sched_tick(c);

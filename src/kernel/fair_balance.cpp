@@ -242,17 +242,18 @@ static void calculate_imbalance(const Kernel &k, lb_env &env, sd_lb_stats &sds) 
 // load decayed on every CPU, the root domain's overload flag and SIS_UTIL's scan depth. Nearly
 // half of all balancing (an idle CPU's SMT level, its sibling idle too) ends here.
 static bool nothing_to_pull(Kernel &k, const lb_env &env, bool *overloaded) {
-  // Every CPU is read, without stopping at the first runnable one: a branch per CPU would be
-  // mispredicted, and when something is runnable, update_sd_lb_stats() reads them all anyway.
-  unsigned int runnable = 0;
+  // A group's CPUs are read without stopping at the first runnable one: a branch per CPU
+  // would be mispredicted, and when something is runnable, update_sd_lb_stats() reads them
+  // all anyway.
   for (const sched_group &sg : env.sd->groups) {
     if (is_local_group(env, sg)) continue;
+    unsigned int runnable = 0;
     for (int i = 0; i < sg.weight; i++) {
       const int cpu = sg.cpus[i];
       runnable |= k.cpu_rq(cpu)->cfs.h_nr_runnable & -static_cast<unsigned int>(env.considers(cpu));
     }
+    if (runnable) return false;
   }
-  if (runnable) return false;
   unsigned long sum_util = 0;
   bool sg_overloaded = false;
   for (const sched_group &sg : env.sd->groups)

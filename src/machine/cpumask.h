@@ -49,6 +49,12 @@ class CpuMask {
   // Kernel cpulist format, e.g. "0-3,8".
   std::string to_list() const;
 
+  // Copies a mask of the same size word by word: no reallocation, no memmove call, for the
+  // per-jiffy snapshot of the ticking CPUs.
+  void copy_from(const CpuMask &o) {
+    for (std::size_t i = 0; i < w_.size(); i++) w_[i] = o.w_[i];
+  }
+
   // The mask of the CPUs 0..nr_cpu_ids()-1 for which pred(cpu) holds, built a word at a time
   // without a branch per CPU (pred should be branch-free too): for sets that change too often
   // for the branch predictor, such as which CPUs are idle.

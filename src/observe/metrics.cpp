@@ -11,14 +11,20 @@ Metrics::Metrics(int nr_cpus)
   for (int c = 0; c < nr_cpus; c++) cpus_[static_cast<std::size_t>(c)].cpu = c;
 }
 
-Metrics::TaskState &Metrics::task(const task_struct *p) {
+// Every tracepoint looks its task up: the first sight of a task is the rare case.
+inline Metrics::TaskState &Metrics::task(const task_struct *p) {
+  const auto pid = static_cast<std::size_t>(p->pid);
+  if (pid < tasks_.size() && tasks_[pid].m.pid != 0) [[likely]]
+    return tasks_[pid];
+  return first_seen(p);
+}
+
+Metrics::TaskState &Metrics::first_seen(const task_struct *p) {
   const auto pid = static_cast<std::size_t>(p->pid);
   if (tasks_.size() <= pid) tasks_.resize(pid + 1);
   TaskState &t = tasks_[pid];
-  if (t.m.pid == 0) {
-    t.m.pid = p->pid;
-    t.m.comm = p->comm;
-  }
+  t.m.pid = p->pid;
+  t.m.comm = p->comm;
   return t;
 }
 

@@ -70,6 +70,7 @@ class Metrics : public kernel::TraceSink {
     TaskMetrics m;
   };
   TaskState &task(const kernel::task_struct *p);
+  TaskState &first_seen(const kernel::task_struct *p);
   void enter(TaskState &t, State s, Time now);
   std::vector<TaskState> tasks_;  // indexed by pid
   std::vector<CpuMetrics> cpus_;
