@@ -141,7 +141,7 @@ static bool update_sd_pick_busiest(const lb_env &env, const sd_lb_stats &sds,
 
 // groups[0] is the local group by construction; another group can hold dst_cpu too only where
 // groups overlap.
-static bool is_local_group(const lb_env &env, const sched_group &sg) {
+[[gnu::always_inline]] static inline bool is_local_group(const lb_env &env, const sched_group &sg) {
   return &sg == &env.sd->groups.front() || (env.sd->groups_overlap && sg.contains(env.dst_cpu));
 }
 
