@@ -28,7 +28,8 @@ class EventQueue {
   TimerId make_timer(u32 kind, u32 arg);
   // Keeps one timer out of the heap, in a lane of its own that pop() compares with the heap's
   // top: for the timer re-armed most (the jiffy tick), whose every firing would otherwise
-  // cost a pop and a push. The firing order is the same. Precondition: the timer is not armed.
+  // cost a pop and a push. The firing order is the same. One lane a queue; precondition: no
+  // lane yet, and the timer is not armed.
   void set_lane(TimerId id);
   // Arm (or re-arm) a timer; a re-armed timer takes a new sequence number, i.e. it is ordered
   // after every event armed before it at the same time.

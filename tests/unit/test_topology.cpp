@@ -133,7 +133,8 @@ TEST(SchedDomains, OnlyIrregularNumaLevelsHaveOverlappingGroups) {
   two.cores_per_llc = 2;
   two.threads_per_core = 2;
   Topology t2(two);
-  kernel::Kernel k2(t2, MachineCosts{}, kernel::KernelConfig{}, q);
+  sim::EventQueue q2;  // a queue serves one kernel: its tick takes the queue's lane
+  kernel::Kernel k2(t2, MachineCosts{}, kernel::KernelConfig{}, q2);
   for (const auto &sd : k2.domains(0)) EXPECT_FALSE(sd->groups_overlap) << sd->name;
 }
 
