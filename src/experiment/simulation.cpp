@@ -188,8 +188,10 @@ u32 Simulation::speed_of(int cpu) const {
   if (!e.w || e.w->act.kind != Action::Kind::Run) return kSpeedOne;
   // Whether a sibling runs is as good as random to the branch predictor: no branch per one.
   bool corun = false;
-  for (const int s : topo_.smt_cpus(cpu))
-    corun |= (s != cpu) & (exec_[static_cast<std::size_t>(s)].w != nullptr);
+  for (const int s : topo_.smt_cpus(cpu)) {
+    const bool busy = exec_[static_cast<std::size_t>(s)].w != nullptr;
+    corun |= (s != cpu) & busy;
+  }
   return corun ? s_.costs.smt_corun_speed : kSpeedOne;
 }
 

@@ -214,8 +214,9 @@ class Kernel {
   int sched_core_push_forceidle(struct rq *rq);
   // idle_cpu() as load balancing sees it: with FI_IDLE_FOR_LB a forced-idle CPU counts too.
   bool lb_idle_cpu(int cpu) const {
-    return idle_cpu(cpu) |
-           (cfg_.features.on[__SCHED_FEAT_FI_IDLE_FOR_LB] && sched_core_forceidle(cpu));
+    const bool idle = idle_cpu(cpu);
+    const bool fi = cfg_.features.on[__SCHED_FEAT_FI_IDLE_FOR_LB] && sched_core_forceidle(cpu);
+    return idle | fi;  // both are cheap: no branch on which CPUs are idle
   }
   bool steal_cookie_task(int cpu, sched_domain *sd);
   bool try_steal_cookie(int this_cpu, int that);
