@@ -3,6 +3,7 @@
 #include <cassert>
 
 #include "kernel/kernel.h"
+#include "kernel/pelt_div.h"
 
 namespace schedlab::kernel {
 
@@ -39,6 +40,7 @@ Kernel::Kernel(const Topology &topo, const MachineCosts &costs, const KernelConf
   hz_ = hz;
   tick_nsec_ = (NSEC_PER_SEC + hz / 2) / hz;
   max_load_balance_interval_ = std::max<u64>(1, hz * static_cast<u64>(nr_cpus_) / 10);
+  nohz_blocked_period_ = (pelt::LOAD_AVG_PERIOD * hz + 999) / 1000;  // msecs_to_jiffies(32)
 
   rqs_.resize(nr_cpus_);
   idle_tasks_.resize(nr_cpus_);
@@ -47,6 +49,7 @@ Kernel::Kernel(const Topology &topo, const MachineCosts &costs, const KernelConf
   events_.set_lane(tick_timer_);  // re-armed every jiffy while any CPU ticks
   ipi_timer_.resize(nr_cpus_);
   for (int cpu = 0; cpu < nr_cpus_; cpu++) init_rq(cpu);
+  nohz_nr_cpus_ = nr_cpus_;  // the machine starts idle, every tick stopped
   build_sched_domains();
   nohz_full_ = CpuMask::of(nr_cpus_, cfg_.nohz_full);
   if (!nohz_full_.empty()) {
@@ -442,6 +445,12 @@ void Kernel::__schedule(int cpu, bool preempt) {
   task_struct *next = pick_next_task(rq, prev);
   prev->need_resched = false;
   if (prev == next) {
+    if (next->is_idle_task) {
+      // Still idle: do_idle() runs again. A CPU that active_load_balance_cpu_stop() left idle
+      // (the model's stand-in for the stopper task) stops its tick only now.
+      nohz_run_idle_balance(cpu);
+      if (!rq->nohz_tick_stopped) nohz_balance_enter_idle(rq);
+    }
     if (sched_core_enabled(rq)) forceidle_trace_update(rq);
     run_core_balance_callback(rq);  // balance callbacks run whether or not we switched
     return;
@@ -464,6 +473,7 @@ void Kernel::__schedule(int cpu, bool preempt) {
   if (next->is_idle_task) {
     rq->sched_goidle++;
     tick_stop(cpu);
+    nohz_run_idle_balance(cpu);  // do_idle() first, then the tick stops
     nohz_balance_enter_idle(rq);
     for (TraceSink *t : tracers_) t->cpu_idle(clock_, cpu, true);
   } else if (prev->is_idle_task) {

@@ -84,9 +84,8 @@ static void update_sg_lb_stats(Kernel &k, lb_env &env, const sched_group &group,
   group.for_each_cpu([&](int i) {
     if (!env.considers(i)) return;
     struct rq *rq = k.cpu_rq(i);
-    // MODEL: blocked load is decayed when balancing reads it, standing in for the kernel's
-    // update_blocked_averages() runs (docs/model.md).
-    k.update_cfs_rq_load_avg(&rq->cfs);
+    // As the kernel reads them: as of the CPU's last PELT update (its own events and ticks,
+    // sched_balance_update_blocked_averages() for idle CPUs).
     sgs.group_load += k.cpu_load(i);
     sgs.group_util += k.cpu_util_cfs(i);
     sgs.group_runnable += rq->cfs.avg.runnable_avg;
@@ -260,7 +259,6 @@ static bool nothing_to_pull(Kernel &k, const lb_env &env, bool *overloaded) {
     sg.for_each_cpu([&](int i) {
       if (!env.considers(i)) return;
       struct rq *rq = k.cpu_rq(i);
-      k.update_cfs_rq_load_avg(&rq->cfs);
       sum_util += k.cpu_util_cfs(i);
       sg_overloaded |= rq->nr_running > 1;
     });
@@ -654,9 +652,23 @@ static bool update_newidle_cost(sched_domain *sd, u64 cost, u64 jiffies, u64 hz)
   return false;
 }
 
+// The tick raises SCHED_SOFTIRQ when a balance is due; sched_balance_softirq() brings this
+// CPU's blocked load up to date, then balances its domains.
 void Kernel::sched_balance_trigger(struct rq *rq) {
-  if (jiffies() >= rq->next_balance)
+  if (jiffies() >= rq->next_balance) {
+    sched_balance_update_blocked_averages(rq->cpu);
     sched_balance_domains(rq, lb_idle_cpu(rq->cpu) ? CPU_IDLE : __CPU_NOT_IDLE);
+  }
+}
+
+// Decays the CPU's fair queue to now, as nothing else does while it is idle; once its load and
+// utilisation reach zero, the CPU has no blocked load left. The model has no RT, DL, IRQ or
+// HW-pressure averages, so only the fair queue can keep it (others_have_blocked()).
+void Kernel::sched_balance_update_blocked_averages(int cpu) {
+  struct rq *rq = cpu_rq(cpu);
+  rq->last_blocked_load_update_tick = jiffies();
+  update_cfs_rq_load_avg(&rq->cfs);
+  if (!rq->cfs.avg.load_avg && !rq->cfs.avg.util_avg) rq->has_blocked_load = false;
 }
 
 void Kernel::sched_balance_domains(struct rq *rq, cpu_idle_type idle) {
@@ -693,17 +705,22 @@ void Kernel::sched_balance_domains(struct rq *rq, cpu_idle_type idle) {
 }
 
 // NOHZ idle balancing. Idle CPUs do not tick; a busy CPU's tick asks one idle CPU to balance
-// on behalf of all idle CPUs whose balance is due (NOHZ_BALANCE_KICK), or, when a CPU has gone
-// idle since the last pass, only to collate their next balance times into nohz.next_balance
+// on behalf of all idle CPUs whose balance is due (NOHZ_BALANCE_KICK), to decay the blocked
+// load of idle CPUs every LOAD_AVG_PERIOD jiffies (NOHZ_STATS_KICK), or, when a CPU has gone
+// idle since the last pass, to collate their next balance times into nohz.next_balance
 // (NOHZ_NEXT_KICK). MODEL: the kick acts at once, without the IPI; the kick conditions are the
-// SMT-server ones; there are no NOHZ_STATS_KICK passes (docs/model.md).
+// SMT-server ones (docs/model.md).
 
 // The tick has stopped on an idle CPU: it joins nohz.idle_cpus_mask, leaves its LLC's busy
 // count (set_cpu_sd_state_idle()), and nohz.next_balance must take its next balance into
-// account. MODEL: an idle CPU stops its tick at once (docs/model.md).
+// account. Whatever it ran leaves load to decay. MODEL: an idle CPU stops its tick at once
+// (docs/model.md).
 void Kernel::nohz_balance_enter_idle(struct rq *rq) {
+  rq->has_blocked_load = true;
+  nohz_has_blocked_ = true;
   if (rq->nohz_tick_stopped) return;  // still in the mask: no busy tick since it last went idle
   rq->nohz_tick_stopped = true;
+  nohz_nr_cpus_++;
   sd_llc_shared(rq->cpu)->nr_busy_cpus--;
   nohz_needs_update_ = true;
 }
@@ -712,49 +729,93 @@ void Kernel::nohz_balance_enter_idle(struct rq *rq) {
 void Kernel::nohz_balance_exit_idle(struct rq *rq) {
   if (!rq->nohz_tick_stopped) return;
   rq->nohz_tick_stopped = false;
+  nohz_nr_cpus_--;
   sd_llc_shared(rq->cpu)->nr_busy_cpus++;
 }
 
 void Kernel::nohz_balancer_kick(struct rq *rq) {
   nohz_balance_exit_idle(rq);
-  const bool due = jiffies() >= nohz_next_balance_;
-  if (!due && !nohz_needs_update_) return;
+  if (!nohz_nr_cpus_) return;  // no idle CPU to balance for, nor to balance
+  const u64 now = jiffies();
+  unsigned int flags = 0;
+  if (nohz_has_blocked_ && now > nohz_next_blocked_) flags = NOHZ_STATS_KICK;
   // More than one busy CPU in this LLC (by the count the ticks keep, not by who runs what
   // now): an idle CPU may be able to spread them.
-  const bool kick =
-      due && (rq->nr_running >= 2 || (sd_llc(rq->cpu) && sd_llc_shared(rq->cpu)->nr_busy_cpus > 1));
-  if (!kick && !nohz_needs_update_) return;
-  if (kick) nohz_next_balance_ = jiffies() + 1;  // kick_ilb()
-  // find_new_ilb(): an idle housekeeping CPU (HK_TYPE_KERNEL_NOISE: not nohz_full) balances.
+  if (now >= nohz_next_balance_ &&
+      (rq->nr_running >= 2 || (sd_llc(rq->cpu) && sd_llc_shared(rq->cpu)->nr_busy_cpus > 1)))
+    flags = NOHZ_STATS_KICK | NOHZ_BALANCE_KICK;
+  if (nohz_needs_update_) flags |= NOHZ_NEXT_KICK;
+  if (!flags) return;
+  // kick_ilb(): a pass that only decays or collates does not hold off the next balance kick.
+  if (flags & NOHZ_BALANCE_KICK) nohz_next_balance_ = now + 1;
+  // find_new_ilb(): an idle housekeeping CPU (HK_TYPE_KERNEL_NOISE: not nohz_full) of
+  // nohz.idle_cpus_mask runs the pass.
   for (int c = 0; c < nr_cpus_; c++)
-    if (c != rq->cpu && idle_cpu(c) && !tick_nohz_full_cpu(c)) {
-      nohz_idle_balance(c, kick);
+    if (c != rq->cpu && cpu_rq(c)->nohz_tick_stopped && idle_cpu(c) && !tick_nohz_full_cpu(c)) {
+      nohz_idle_balance(c, flags);
       return;
     }
 }
 
-void Kernel::nohz_idle_balance(int ilb_cpu, bool balance) {
+// Idle CPUs with blocked load have it decayed at most once a jiffy; returns whether the CPU
+// still has some.
+bool Kernel::update_nohz_stats(struct rq *rq) {
+  if (!rq->has_blocked_load) return false;
+  if (!rq->nohz_tick_stopped) return false;
+  if (jiffies() <= rq->last_blocked_load_update_tick) return true;
+  sched_balance_update_blocked_averages(rq->cpu);
+  return rq->has_blocked_load;
+}
+
+// _nohz_idle_balance().
+void Kernel::nohz_idle_balance(int ilb_cpu, unsigned int flags) {
   const int saved = this_cpu_;
   this_cpu_ = ilb_cpu;
-  nohz_needs_update_ = false;
-  u64 next = jiffies() + 60 * hz_;
+  const u64 now = jiffies();
+  // Cleared first: a CPU found with load left sets it again.
+  if (flags & NOHZ_STATS_KICK) nohz_has_blocked_ = false;
+  if (flags & NOHZ_NEXT_KICK) nohz_needs_update_ = false;
+  bool has_blocked_load = false;
+  u64 next = now + 60 * hz_;
   bool update_next = false;
-  // Busy CPUs (and forced-idle ones, unless FI_IDLE_FOR_LB) are not balanced for. The set
-  // cannot change during the pass: balancing pulls only to the CPU it balances for, which has
-  // been visited then, and CPUs switch tasks after the event.
-  nohz_idle_cpus_.assign([&](int c) { return lb_idle_cpu(c); });
-  // As _nohz_idle_balance(): start after the balancer and end with it, so that the other idle
-  // CPUs get the first chance to pull.
+  // The idle CPUs of nohz.idle_cpus_mask: busy CPUs (and forced-idle ones, unless
+  // FI_IDLE_FOR_LB) are not balanced for. The set cannot change during the pass: balancing
+  // pulls only to the CPU it balances for, which has been visited then, and CPUs switch tasks
+  // after the event.
+  nohz_idle_cpus_.assign([&](int c) { return cpu_rq(c)->nohz_tick_stopped & lb_idle_cpu(c); });
+  // Start after the balancer and end with it, so that the other idle CPUs get the first chance
+  // to pull.
   nohz_idle_cpus_.for_each_wrap(ilb_cpu + 1, [&](int c) {
     struct rq *rq = cpu_rq(c);
-    if (balance && jiffies() >= rq->next_balance) sched_balance_domains(rq, CPU_IDLE);
+    if (flags & NOHZ_STATS_KICK) has_blocked_load |= update_nohz_stats(rq);
+    if ((flags & NOHZ_BALANCE_KICK) && now >= rq->next_balance) sched_balance_domains(rq, CPU_IDLE);
     // A CPU that has just pulled a task counts too, as in the kernel.
     next = std::min(next, rq->next_balance);
     update_next = true;
     return true;
   });
   if (update_next) nohz_next_balance_ = next;
+  if (flags & NOHZ_STATS_KICK) nohz_next_blocked_ = now + nohz_blocked_period_;
+  if (has_blocked_load) nohz_has_blocked_ = true;
   this_cpu_ = saved;
+}
+
+// The end of a newidle balance that pulled nothing: if the CPU expects to stay idle a while
+// and the idle CPUs' blocked load is due for decay, do_idle() is to run a stats pass.
+void Kernel::nohz_newidle_balance(struct rq *this_rq) {
+  if (this_rq->avg_idle < static_cast<u64>(cfg_.tunables[TUNABLE_migration_cost_ns])) return;
+  if (!nohz_has_blocked_ || jiffies() < nohz_next_blocked_) return;
+  this_rq->nohz_newilb_kick = true;
+}
+
+// do_idle()'s first step: the stats pass newidle balancing asked for, unless the CPU is about
+// to run a task.
+void Kernel::nohz_run_idle_balance(int cpu) {
+  struct rq *rq = cpu_rq(cpu);
+  if (!rq->nohz_newilb_kick) return;
+  rq->nohz_newilb_kick = false;
+  if (rq->curr->need_resched) return;
+  nohz_idle_balance(cpu, NOHZ_STATS_KICK);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -798,6 +859,7 @@ int Kernel::sched_balance_newidle(struct rq *this_rq) {
     sd = nullptr;
   }
   if (sd) {
+    sched_balance_update_blocked_averages(this_cpu);
     u64 curr_cost = 0;
     bool continue_balancing = true;
     for (sched_domain *s = this_rq->sd; s; s = s->parent) {
@@ -847,6 +909,8 @@ int Kernel::sched_balance_newidle(struct rq *this_rq) {
   if (pulled_task) {
     this_rq->idle_stamp = 0;
     this_rq->newidle_pulled++;
+  } else {
+    nohz_newidle_balance(this_rq);
   }
   return pulled_task;
 }

@@ -172,7 +172,13 @@ class Kernel {
   void active_load_balance_cpu_stop(struct rq *busiest_rq);
   void nohz_balance_enter_idle(struct rq *rq);
   void nohz_balance_exit_idle(struct rq *rq);
-  void nohz_idle_balance(int ilb_cpu, bool balance);
+  // The work a NOHZ kick asks of the idle balancer (nohz_flags()).
+  static constexpr unsigned int NOHZ_BALANCE_KICK = 1, NOHZ_STATS_KICK = 2, NOHZ_NEXT_KICK = 4;
+  void nohz_idle_balance(int ilb_cpu, unsigned int flags);
+  void sched_balance_update_blocked_averages(int cpu);
+  bool update_nohz_stats(struct rq *rq);
+  void nohz_newidle_balance(struct rq *this_rq);
+  void nohz_run_idle_balance(int cpu);
   // A domain's balance interval in jiffies, for a busy or an idle CPU.
   u64 get_sd_balance_interval(const sched_domain *sd, bool busy) const;
   bool rd_overloaded() const { return rd_overloaded_; }
@@ -238,7 +244,7 @@ class Kernel {
   // ---- pelt.c ----
   void update_load_avg(struct cfs_rq *cfs_rq, sched_entity *se, int flags);
   // Within a microsecond of the last update with nothing removed, PELT has nothing to add: the
-  // common case when balancing reads one queue several times at the same instant.
+  // common case when the balance softirq follows the tick's update of a busy CPU.
   void update_cfs_rq_load_avg(struct cfs_rq *cfs_rq) {
     if (!cfs_rq->removed.nr && clock_ - cfs_rq->avg.last_update_time < 1024) return;
     __update_cfs_rq_load_avg(cfs_rq);
@@ -331,6 +337,7 @@ class Kernel {
   u64 hz_ = 0;  // CONFIG_HZ
   // max_load_balance_interval: HZ * online CPUs / 10 jiffies (update_max_interval()).
   u64 max_load_balance_interval_ = 0;
+  u64 nohz_blocked_period_ = 0;  // LOAD_AVG_PERIOD ms in jiffies: between NOHZ stats passes
 
   std::vector<struct rq> rqs_;  // contiguous: scans of all CPUs stream through them
   std::vector<std::unique_ptr<task_struct>> tasks_;  // pid order; idle tasks live in idle_tasks_
@@ -357,6 +364,9 @@ class Kernel {
   bool rd_overloaded_ = false;        // rq->rd->overloaded: some CPU has more than one task
   u64 nohz_next_balance_ = 0;         // nohz.next_balance (jiffies)
   bool nohz_needs_update_ = false;    // nohz.needs_update: a CPU went idle since the last pass
+  bool nohz_has_blocked_ = false;     // nohz.has_blocked: idle CPUs may have load to decay
+  u64 nohz_next_blocked_ = 0;         // nohz.next_blocked (jiffies): the next stats pass
+  int nohz_nr_cpus_ = 0;              // nohz.nr_cpus: CPUs in nohz.idle_cpus_mask
   bool in_sis_ = false;
   CpuMask select_rq_mask_;  // select_idle_cpu()'s scratch set of CPUs to scan
   CpuMask nohz_idle_cpus_;  // NOHZ idle balancing's set of CPUs to balance for, this pass

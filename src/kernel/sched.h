@@ -279,6 +279,13 @@ struct rq {
   // In nohz.idle_cpus_mask and not counted in its LLC's nr_busy_cpus: set when the CPU goes
   // idle, cleared at its first busy tick. The machine starts idle.
   bool nohz_tick_stopped = true;
+  // Blocked load (CONFIG_NO_HZ_COMMON): the fair queue's averages may still decay, so
+  // sched_balance_update_blocked_averages() has work here; set when the CPU goes idle, cleared
+  // once they reach zero. last_blocked_load_update_tick rate-limits NOHZ stats updates to one
+  // a jiffy; nohz_newilb_kick is NOHZ_NEWILB_KICK, the stats pass do_idle() is to run.
+  bool has_blocked_load = false;
+  bool nohz_newilb_kick = false;
+  u64 last_blocked_load_update_tick = 0;
   sched_domain *sd = nullptr;  // lowest domain
   u64 nr_switches = 0;
   u64 sched_count = 0, sched_goidle = 0, ttwu_count = 0, ttwu_local = 0;

@@ -374,3 +374,73 @@ TEST(NohzIdleBalance, TheLlcBusyCountFollowsTheTicks) {
   f.settle(12 * NSEC_PER_MSEC);
   EXPECT_EQ(busy(), 2);
 }
+
+// Blocked load. CPU 0 runs throughout; CPU 1 runs a task from 10 to 40.5 ms, then sleeps with
+// load that only decays when something updates its averages. With one busy CPU there are no
+// balance kicks, so the only updates are the NOHZ stats passes (every LOAD_AVG_PERIOD = 32
+// jiffies while idle CPUs have blocked load) and what CPU 1 does itself.
+struct BlockedLoad : ::testing::Test {
+  KernelFixture f;
+  task_struct *h0 = nullptr;
+  struct rq *rq1 = nullptr;
+  u64 stamp = 0;
+  unsigned long load = 0;
+  void SetUp() override {
+    f.k.set_clock(10 * NSEC_PER_MSEC);
+    h0 = f.hog(0);
+    task_struct *p = f.hog(1);
+    f.settle(40 * NSEC_PER_MSEC);
+    f.k.set_clock(40 * NSEC_PER_MSEC + NSEC_PER_MSEC / 2);
+    p->__state = TASK_INTERRUPTIBLE;
+    f.k.block_current(1);
+    rq1 = f.k.cpu_rq(1);
+    ASSERT_TRUE(f.k.idle_cpu(1));
+    ASSERT_TRUE(rq1->has_blocked_load);
+    stamp = rq1->cfs.avg.last_update_time;
+    load = rq1->cfs.avg.load_avg;
+    ASSERT_GT(load, 0u);
+  }
+};
+
+// Balancing reads an idle CPU's load as of its last update (the kernel's cpu_load()); the stats
+// pass, 32 jiffies after the last one, decays it. The last was at jiffy 33..40 (two busy CPUs
+// kick a balance pass, which is also a stats pass, whenever nohz.next_balance is due).
+TEST_F(BlockedLoad, BalancingReadsItAsItIsAndTheStatsPassDecaysIt) {
+  f.settle(64 * NSEC_PER_MSEC);
+  EXPECT_EQ(rq1->cfs.avg.last_update_time, stamp);
+  idle_balance_mc(f, 2);  // CPU 0 has a task: the statistics of every CPU are read
+  EXPECT_EQ(rq1->cfs.avg.last_update_time, stamp);
+  EXPECT_EQ(rq1->cfs.avg.load_avg, load);
+  f.settle(74 * NSEC_PER_MSEC);
+  EXPECT_GE(rq1->last_blocked_load_update_tick, 65u);
+  EXPECT_LE(rq1->last_blocked_load_update_tick, 73u);
+  EXPECT_GT(rq1->cfs.avg.last_update_time, stamp);
+  EXPECT_LT(rq1->cfs.avg.load_avg, load);
+  EXPECT_TRUE(rq1->has_blocked_load);  // not decayed to nothing yet
+}
+
+// nohz_newidle_balance(): a CPU going idle for a while (avg_idle above migration_cost) when
+// the stats are due asks do_idle() for a stats pass, a jiffy before a busy tick would.
+TEST_F(BlockedLoad, ACpuGoingIdleRunsTheStatsPassWhenItIsDue) {
+  f.settle(74 * NSEC_PER_MSEC);
+  const u64 j = rq1->last_blocked_load_update_tick;  // the first stats pass: next due at j + 32
+  ASSERT_GE(j, 65u);
+  f.settle((j + 32) * NSEC_PER_MSEC + NSEC_PER_MSEC / 2);
+  EXPECT_EQ(rq1->last_blocked_load_update_tick, j);  // time_after(): not at jiffy j + 32
+  ASSERT_GE(f.k.cpu_rq(0)->avg_idle, 500000u);
+  h0->__state = TASK_INTERRUPTIBLE;
+  f.k.block_current(0);
+  EXPECT_EQ(rq1->last_blocked_load_update_tick, j + 32);
+}
+
+// Load fades to nothing after about 350 ms of idle; then the CPU has no blocked load left, and
+// the stats passes stop once no idle CPU has any.
+TEST_F(BlockedLoad, ItFadesAndTheCpuIsDone) {
+  f.settle(600 * NSEC_PER_MSEC);
+  EXPECT_EQ(rq1->cfs.avg.load_avg, 0u);
+  EXPECT_EQ(rq1->cfs.avg.util_avg, 0u);
+  EXPECT_FALSE(rq1->has_blocked_load);
+  const u64 last = rq1->last_blocked_load_update_tick;
+  f.settle(700 * NSEC_PER_MSEC);
+  EXPECT_EQ(rq1->last_blocked_load_update_tick, last);
+}
