@@ -444,3 +444,36 @@ TEST_F(BlockedLoad, ItFadesAndTheCpuIsDone) {
   f.settle(700 * NSEC_PER_MSEC);
   EXPECT_EQ(rq1->last_blocked_load_update_tick, last);
 }
+
+// The stopper takes the running task off its CPU (the model switches to the idle task for it);
+// when what is left there cannot run, here a sleeper still queued for its lag (DELAY_DEQUEUE),
+// the CPU picks the idle task again and goes idle as do_idle() would after the stopper: it
+// joins nohz.idle_cpus_mask and leaves its LLC's busy count.
+TEST(ActiveBalance, ACpuTheStopperLeavesIdleEntersNohzIdle) {
+  KernelFixture f;
+  f.k.set_clock(10 * NSEC_PER_MSEC);
+  task_struct *q = f.hog(0);
+  task_struct *r = f.task("r");
+  f.k.test_enqueue(r, 0);  // placed at the queue's average, q running
+  f.k.set_clock(10 * NSEC_PER_MSEC + NSEC_PER_MSEC / 2);
+  q->__state = TASK_INTERRUPTIBLE;
+  f.k.block_current(0);  // q ran ahead of r: negative lag, so it stays queued as delayed
+  struct rq *rq0 = f.k.cpu_rq(0);
+  ASSERT_TRUE(q->se.sched_delayed);
+  ASSERT_EQ(rq0->curr, r);
+  ASSERT_EQ(rq0->nr_running, 2u);
+  f.settle(11 * NSEC_PER_MSEC);  // CPU 0's first busy tick: out of the NOHZ mask
+  ASSERT_EQ(rq0->curr, r);
+  ASSERT_FALSE(rq0->nohz_tick_stopped);
+  const int busy = f.k.sd_llc_shared(0)->nr_busy_cpus;
+  rq0->active_balance = true;
+  rq0->push_cpu = 1;
+  rq0->active_balance_sd = mc(f, 1);
+  f.k.active_load_balance_cpu_stop(rq0);
+  f.k.run_preempt_points();
+  EXPECT_EQ(r->cpu, 1);
+  EXPECT_TRUE(rq0->curr->is_idle_task);
+  EXPECT_FALSE(q->on_rq);  // the pick dequeued the delayed sleeper
+  EXPECT_TRUE(rq0->nohz_tick_stopped);
+  EXPECT_EQ(f.k.sd_llc_shared(0)->nr_busy_cpus, busy - 1);
+}
