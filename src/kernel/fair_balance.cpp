@@ -808,13 +808,12 @@ void Kernel::nohz_newidle_balance(struct rq *this_rq) {
   this_rq->nohz_newilb_kick = true;
 }
 
-// do_idle()'s first step: the stats pass newidle balancing asked for, unless the CPU is about
-// to run a task.
+// do_idle()'s first step: the stats pass newidle balancing asked for. The kernel skips it when
+// need_resched() is set by then; here nothing happens between the pick and do_idle().
 void Kernel::nohz_run_idle_balance(int cpu) {
   struct rq *rq = cpu_rq(cpu);
   if (!rq->nohz_newilb_kick) return;
   rq->nohz_newilb_kick = false;
-  if (rq->curr->need_resched) return;
   nohz_idle_balance(cpu, NOHZ_STATS_KICK);
 }
 
