@@ -782,7 +782,10 @@ void Kernel::nohz_idle_balance(int ilb_cpu, unsigned int flags) {
   // FI_IDLE_FOR_LB) are not balanced for. The set cannot change during the pass: balancing
   // pulls only to the CPU it balances for, which has been visited then, and CPUs switch tasks
   // after the event.
-  nohz_idle_cpus_.assign([&](int c) { return cpu_rq(c)->nohz_tick_stopped & lb_idle_cpu(c); });
+  nohz_idle_cpus_.assign([&](int c) {
+    const bool in_mask = cpu_rq(c)->nohz_tick_stopped, idle = lb_idle_cpu(c);
+    return in_mask & idle;
+  });
   // Start after the balancer and end with it, so that the other idle CPUs get the first chance
   // to pull.
   nohz_idle_cpus_.for_each_wrap(ilb_cpu + 1, [&](int c) {
