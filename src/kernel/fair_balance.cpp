@@ -237,9 +237,9 @@ static void calculate_imbalance(const Kernel &k, lb_env &env, sd_lb_stats &sds) 
 }
 
 // With nothing runnable outside the local group no group can be the busiest (the first test of
-// update_sd_pick_busiest()), so all that update_sd_lb_stats() would leave behind is the blocked
-// load decayed on every CPU, the root domain's overload flag and SIS_UTIL's scan depth. Nearly
-// half of all balancing (an idle CPU's SMT level, its sibling idle too) ends here.
+// update_sd_pick_busiest()), so all that update_sd_lb_stats() would leave behind is the root
+// domain's overload flag and SIS_UTIL's scan depth. Nearly half of all balancing (an idle
+// CPU's SMT level, its sibling idle too) ends here.
 static bool nothing_to_pull(Kernel &k, const lb_env &env, bool *overloaded) {
   // A group's CPUs are read without stopping at the first runnable one: a branch per CPU
   // would be mispredicted, and when something is runnable, update_sd_lb_stats() reads them
