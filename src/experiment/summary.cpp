@@ -135,10 +135,11 @@ std::string run_summary(const RunResult &r, const scenario::Scenario &s) {
         "ms in its LLC): {:.3f} CPU-s ({:.3f}% of CPU time)\n",
         r.check->violations, static_cast<double>(r.check->wasted_threshold_ns) / 1e6,
         static_cast<double>(r.check->wasted_ns) / 1e9, r.check->wasted_pct);
+  // Slower than real time (a 1024-CPU machine) shows two decimals rather than "0x".
+  const double speed = r.wall_s > 0 ? static_cast<double>(m.end_ns) / 1e9 / r.wall_s : 0.0;
   out += fmt::format(
-      "simulated {:.3f} s in {:.3f} s of wall time ({:.0f}x real time), {} events ({:.2f} M/s)\n",
-      static_cast<double>(m.end_ns) / 1e9, r.wall_s,
-      r.wall_s > 0 ? static_cast<double>(m.end_ns) / 1e9 / r.wall_s : 0.0, r.events,
+      "simulated {:.3f} s in {:.3f} s of wall time ({:.{}f}x real time), {} events ({:.2f} M/s)\n",
+      static_cast<double>(m.end_ns) / 1e9, r.wall_s, speed, speed < 10 ? 2 : 0, r.events,
       r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s / 1e6 : 0.0);
   return out;
 }
