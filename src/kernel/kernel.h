@@ -253,6 +253,8 @@ class Kernel {
   void attach_entity_load_avg(struct cfs_rq *cfs_rq, sched_entity *se);
   void remove_entity_load_avg(sched_entity *se, struct cfs_rq *old);
   void post_init_entity_util_avg(task_struct *p);
+  // MODEL: no util_est: the PELT util_avg alone, where the kernel takes the larger of it and
+  // the queued tasks' estimates (docs/model.md 5).
   unsigned long cpu_util_cfs(int cpu) const {
     const struct rq *rq = cpu_rq(cpu);
     return std::min(rq->cfs.avg.util_avg, rq->cpu_capacity);

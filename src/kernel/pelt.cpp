@@ -251,5 +251,4 @@ void Kernel::post_init_entity_util_avg(task_struct *p) {
   sa->runnable_avg = sa->util_avg;
 }
 
-// MODEL: util_est is not modelled; cpu_util_cfs() is the PELT util_avg (docs/model.md).
 }  // namespace schedlab::kernel
