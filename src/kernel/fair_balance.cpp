@@ -680,7 +680,10 @@ void Kernel::sched_balance_domains(struct rq *rq, cpu_idle_type idle) {
   u64 max_cost = 0;
   // for_each_domain(): up the parent links from the run queue, which is hot already.
   for (sched_domain *sd = rq->sd; sd; sd = sd->parent) {
-    need_decay |= update_newidle_cost(sd, 0, jiffies(), hz);
+    // Whether this level decayed (not any level so far): a level visited after balancing
+    // stopped below lets the walk go on only if it decayed itself, and the run queue's cost
+    // follows only when the last level visited decayed.
+    need_decay = update_newidle_cost(sd, 0, jiffies(), hz);
     max_cost += sd->max_newidle_lb_cost;
     if (!continue_balancing) {
       if (need_decay) continue;

@@ -290,6 +290,29 @@ TEST(ActiveBalance, NoStopperForARunningTaskPinnedToItsCpu) {
   EXPECT_EQ(sd->nr_balance_failed, 5u);
 }
 
+// sched_balance_domains() decays each level's max_newidle_lb_cost once a second, and pulls the
+// run queue's max_idle_balance_cost (which caps avg_idle) down to the levels' sum only when the
+// last level it visits decayed: need_decay is that level's result, not an "any level" flag.
+TEST(NewidleCost, TheRunQueueFollowsOnlyWhenTheLastLevelDecays) {
+  for (bool top_decays : {false, true}) {
+    KernelFixture f;
+    f.k.set_clock(5000000000);  // jiffy 5000
+    struct rq *rq = f.k.cpu_rq(1);
+    sched_domain *smt = rq->sd, *llc = smt->parent;
+    ASSERT_EQ(llc->parent, nullptr);
+    rq->max_idle_balance_cost = 10000000;  // raised by an expensive newidle balance
+    smt->max_newidle_lb_cost = llc->max_newidle_lb_cost = 256000;
+    // A level decays when its last decay is more than a second (HZ jiffies) old.
+    smt->last_decay_max_lb_cost = top_decays ? 4500 : 0;
+    llc->last_decay_max_lb_cost = top_decays ? 0 : 4500;
+    f.k.sched_balance_domains(rq, Kernel::CPU_IDLE);
+    EXPECT_EQ(smt->max_newidle_lb_cost, top_decays ? 256000u : 253000u);
+    EXPECT_EQ(llc->max_newidle_lb_cost, top_decays ? 253000u : 256000u);
+    // max(migration_cost, 256 us + 253 us) when the top level decayed; untouched otherwise.
+    EXPECT_EQ(rq->max_idle_balance_cost, top_decays ? 509000u : 10000000u);
+  }
+}
+
 // get_sd_balance_interval(): msecs_to_jiffies() rounds up, a busy CPU's interval is one jiffy
 // shorter, and max_load_balance_interval (HZ * CPUs / 10) caps it.
 TEST(BalanceInterval, MillisecondsToJiffiesRoundUp) {
