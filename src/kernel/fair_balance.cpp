@@ -128,7 +128,9 @@ static bool update_sd_pick_busiest(const lb_env &env, const sd_lb_stats &sds,
       return true;
     case group_has_spare:
     has_spare:
-      if (sg_smt && sgs.sum_h_nr_running <= 1) return false;
+      // The kernel keeps an SMT group with one task from beating a group of single CPUs here
+      // (smt_vs_nonsmt_groups()); the groups of a level are alike on these machines, so it
+      // never applies: the fewest idle CPUs win, then the most tasks.
       if (sgs.idle_cpus > busiest.idle_cpus) return false;
       if (sgs.idle_cpus == busiest.idle_cpus && sgs.sum_nr_running <= busiest.sum_nr_running)
         return false;

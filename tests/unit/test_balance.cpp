@@ -472,6 +472,36 @@ TEST_F(BlockedLoad, ItFadesAndTheCpuIsDone) {
 // when what is left there cannot run, here a sleeper still queued for its lag (DELAY_DEQUEUE),
 // the CPU picks the idle task again and goes idle as do_idle() would after the stopper: it
 // joins nohz.idle_cpus_mask and leaves its LLC's busy count.
+// Cores {2,6} and {0,4} run one task each, and CPU 0 also keeps a delayed sleeper queued;
+// core {1,5} is idle. At CPU 1's MC level all three are "has spare" groups; of the two with
+// tasks and one idle CPU each, {0,4} is the busiest (more tasks, counting the sleeper), and
+// with SD_PREFER_SIBLING its two queued tasks against none are worth one move. Nothing there
+// may move (the sleeper stays, the task runs), so the failures mount and the stopper is kicked
+// to push the running task. The kernel keeps an SMT group with one task from beating another
+// group only when that one is of single CPUs (smt_vs_nonsmt_groups()); applied between cores,
+// {2,6} (met first) would stay the busiest, the domain would count as balanced, and no failure.
+TEST(ActiveBalance, ASingleTaskCoreWithADelayedSleeperIsTheBusiest) {
+  KernelFixture f;
+  f.k.set_clock(10 * NSEC_PER_MSEC);
+  f.hog(2);
+  task_struct *q = f.hog(0);
+  task_struct *r = f.task("r");
+  f.k.test_enqueue(r, 0);
+  f.k.set_clock(10 * NSEC_PER_MSEC + NSEC_PER_MSEC / 2);
+  q->__state = TASK_INTERRUPTIBLE;
+  f.k.block_current(0);  // negative lag: q stays queued as delayed, r runs
+  struct rq *rq0 = f.k.cpu_rq(0);
+  ASSERT_TRUE(q->se.sched_delayed);
+  ASSERT_EQ(rq0->curr, r);
+  ASSERT_EQ(rq0->nr_running, 2u);
+  ASSERT_EQ(rq0->cfs.h_nr_runnable, 1u);
+  f.k.set_clock(20 * NSEC_PER_MSEC);
+  balance_fails(f, 3);
+  EXPECT_EQ(idle_balance_mc(f, 1), 0);  // 4 > cache_nice_tries + 2
+  EXPECT_TRUE(rq0->active_balance);
+  EXPECT_EQ(rq0->push_cpu, 1);
+}
+
 TEST(ActiveBalance, ACpuTheStopperLeavesIdleEntersNohzIdle) {
   KernelFixture f;
   f.k.set_clock(10 * NSEC_PER_MSEC);
