@@ -318,7 +318,7 @@ static struct rq *sched_balance_find_src_rq(Kernel &k, lb_env &env, const sched_
         break;
       }
       case migrate_util: {
-        const unsigned long util = k.cpu_util_cfs(i);
+        const unsigned long util = k.cpu_util_cfs_boost(i);
         if (nr_running <= 1) return;
         if (busiest_util < util) busiest_util = util, busiest = rq;
         break;

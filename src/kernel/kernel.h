@@ -259,6 +259,12 @@ class Kernel {
     const struct rq *rq = cpu_rq(cpu);
     return std::min(rq->cfs.avg.util_avg, rq->cpu_capacity);
   }
+  // cpu_util_cfs_boost(): a CPU whose tasks wait counts as busy as they are runnable, so the
+  // balancer's migrate_util pulls from contended CPUs first.
+  unsigned long cpu_util_cfs_boost(int cpu) const {
+    const struct rq *rq = cpu_rq(cpu);
+    return std::min(std::max(rq->cfs.avg.util_avg, rq->cfs.avg.runnable_avg), rq->cpu_capacity);
+  }
   unsigned long cpu_load(int cpu) const { return cpu_rq(cpu)->cfs.avg.load_avg; }
 
   // ---- topology.c ----

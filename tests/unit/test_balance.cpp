@@ -290,6 +290,37 @@ TEST(ActiveBalance, NoStopperForARunningTaskPinnedToItsCpu) {
   EXPECT_EQ(sd->nr_balance_failed, 5u);
 }
 
+// Above the LLC an overloaded group is relieved by utilisation (migrate_util), and the CPU to
+// pull from is the one with the most boosted utilisation: util_avg or runnable_avg, whichever is
+// larger (cpu_util_cfs_boost()), so a CPU whose tasks wait more is picked before one whose tasks
+// merely ran more. Two sockets of two CPUs; socket 0 has two tasks on each CPU, socket 1 is
+// idle and CPU 2 balances the NUMA level.
+TEST(FindSrcRq, MigrateUtilPullsFromTheCpuWithTheMostRunnableUtilisation) {
+  TopologySpec spec;
+  spec.sockets = 2;
+  spec.cores_per_llc = 2;
+  KernelFixture f(spec);
+  task_struct *queued[2];
+  for (int cpu : {0, 1}) {
+    f.hog(cpu);
+    queued[cpu] = f.task("q");
+    f.k.test_enqueue(queued[cpu], cpu);
+  }
+  f.k.set_clock(10 * NSEC_PER_MSEC);
+  // CPU 0: its tasks ran less but waited more.
+  f.k.cpu_rq(0)->cfs.avg.util_avg = 900;
+  f.k.cpu_rq(0)->cfs.avg.runnable_avg = 1000;
+  f.k.cpu_rq(1)->cfs.avg.util_avg = 950;
+  f.k.cpu_rq(1)->cfs.avg.runnable_avg = 950;
+  sched_domain *numa = f.k.cpu_rq(2)->sd->parent;
+  ASSERT_NE(numa, nullptr);
+  ASSERT_TRUE(numa->flags & SD_NUMA);
+  bool cont = true;
+  EXPECT_EQ(f.k.sched_balance_rq(2, f.k.cpu_rq(2), numa, Kernel::CPU_IDLE, &cont), 1);
+  EXPECT_EQ(queued[0]->cpu, 2);
+  EXPECT_EQ(queued[1]->cpu, 1);
+}
+
 // sched_balance_domains() decays each level's max_newidle_lb_cost once a second, and pulls the
 // run queue's max_idle_balance_cost (which caps avg_idle) down to the levels' sum only when the
 // last level it visits decayed: need_decay is that level's result, not an "any level" flag.
