@@ -499,10 +499,6 @@ TEST_F(BlockedLoad, ItFadesAndTheCpuIsDone) {
   EXPECT_EQ(rq1->last_blocked_load_update_tick, last);
 }
 
-// The stopper takes the running task off its CPU (the model switches to the idle task for it);
-// when what is left there cannot run, here a sleeper still queued for its lag (DELAY_DEQUEUE),
-// the CPU picks the idle task again and goes idle as do_idle() would after the stopper: it
-// joins nohz.idle_cpus_mask and leaves its LLC's busy count.
 // Cores {2,6} and {0,4} run one task each, and CPU 0 also keeps a delayed sleeper queued;
 // core {1,5} is idle. At CPU 1's MC level all three are "has spare" groups; of the two with
 // tasks and one idle CPU each, {0,4} is the busiest (more tasks, counting the sleeper), and
@@ -533,6 +529,10 @@ TEST(ActiveBalance, ASingleTaskCoreWithADelayedSleeperIsTheBusiest) {
   EXPECT_EQ(rq0->push_cpu, 1);
 }
 
+// The stopper takes the running task off its CPU (the model switches to the idle task for it);
+// when what is left there cannot run, here a sleeper still queued for its lag (DELAY_DEQUEUE),
+// the CPU picks the idle task again and goes idle as do_idle() would after the stopper: it
+// joins nohz.idle_cpus_mask and leaves its LLC's busy count.
 TEST(ActiveBalance, ACpuTheStopperLeavesIdleEntersNohzIdle) {
   KernelFixture f;
   f.k.set_clock(10 * NSEC_PER_MSEC);
