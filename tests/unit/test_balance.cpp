@@ -38,6 +38,22 @@ void pin(task_struct *p, int cpu) {
   p->nr_cpus_allowed = 1;
 }
 
+// At 10.5 ms CPU 0 runs r, and q, which ran ahead of r before it slept, stays queued for its
+// negative lag (DELAY_DEQUEUE): two tasks queued on CPU 0, one of them runnable.
+struct DelayedSleeper {
+  task_struct *q, *r;
+};
+DelayedSleeper delayed_sleeper_on_cpu0(KernelFixture &f) {
+  f.k.set_clock(10 * NSEC_PER_MSEC);
+  task_struct *q = f.hog(0);
+  task_struct *r = f.task("r");
+  f.k.test_enqueue(r, 0);  // placed at the queue's average, q running
+  f.k.set_clock(10 * NSEC_PER_MSEC + NSEC_PER_MSEC / 2);
+  q->__state = TASK_INTERRUPTIBLE;
+  f.k.block_current(0);  // q ran ahead of r: negative lag, so it stays queued as delayed
+  return {q, r};
+}
+
 // Three tasks on CPU 0 (one running, two queued); everything else idle. The clock is at 10 ms
 // and the queued tasks last ran long ago, so they are cache cold.
 struct Overloaded : ::testing::Test {
@@ -509,14 +525,8 @@ TEST_F(BlockedLoad, ItFadesAndTheCpuIsDone) {
 // {2,6} (met first) would stay the busiest, the domain would count as balanced, and no failure.
 TEST(ActiveBalance, ASingleTaskCoreWithADelayedSleeperIsTheBusiest) {
   KernelFixture f;
-  f.k.set_clock(10 * NSEC_PER_MSEC);
+  const auto [q, r] = delayed_sleeper_on_cpu0(f);
   f.hog(2);
-  task_struct *q = f.hog(0);
-  task_struct *r = f.task("r");
-  f.k.test_enqueue(r, 0);
-  f.k.set_clock(10 * NSEC_PER_MSEC + NSEC_PER_MSEC / 2);
-  q->__state = TASK_INTERRUPTIBLE;
-  f.k.block_current(0);  // negative lag: q stays queued as delayed, r runs
   struct rq *rq0 = f.k.cpu_rq(0);
   ASSERT_TRUE(q->se.sched_delayed);
   ASSERT_EQ(rq0->curr, r);
@@ -535,13 +545,7 @@ TEST(ActiveBalance, ASingleTaskCoreWithADelayedSleeperIsTheBusiest) {
 // joins nohz.idle_cpus_mask and leaves its LLC's busy count.
 TEST(ActiveBalance, ACpuTheStopperLeavesIdleEntersNohzIdle) {
   KernelFixture f;
-  f.k.set_clock(10 * NSEC_PER_MSEC);
-  task_struct *q = f.hog(0);
-  task_struct *r = f.task("r");
-  f.k.test_enqueue(r, 0);  // placed at the queue's average, q running
-  f.k.set_clock(10 * NSEC_PER_MSEC + NSEC_PER_MSEC / 2);
-  q->__state = TASK_INTERRUPTIBLE;
-  f.k.block_current(0);  // q ran ahead of r: negative lag, so it stays queued as delayed
+  const auto [q, r] = delayed_sleeper_on_cpu0(f);
   struct rq *rq0 = f.k.cpu_rq(0);
   ASSERT_TRUE(q->se.sched_delayed);
   ASSERT_EQ(rq0->curr, r);
