@@ -242,6 +242,53 @@ void Kernel::yield_task_fair(struct rq *rq) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// util_est: a task's utilisation as of its recent sleeps, so that a task that has just woken
+// (whose util_avg decayed while it slept) counts for what it needs. The run queue's estimate is
+// the sum over its queued tasks.
+
+namespace {
+constexpr unsigned int UTIL_EST_WEIGHT_SHIFT = 2;  // a new sample weighs 1/4
+constexpr unsigned int UTIL_EST_MARGIN = SCHED_CAPACITY_SCALE / 100;
+}  // namespace
+
+void Kernel::util_est_enqueue(struct cfs_rq *cfs_rq, const task_struct *p) {
+  if (!sched_feat(UTIL_EST)) return;
+  cfs_rq->avg.util_est += static_cast<u32>(_task_util_est(p));
+}
+
+void Kernel::util_est_dequeue(struct cfs_rq *cfs_rq, const task_struct *p) {
+  if (!sched_feat(UTIL_EST)) return;
+  const u32 est = static_cast<u32>(_task_util_est(p));
+  cfs_rq->avg.util_est -= std::min(cfs_rq->avg.util_est, est);
+}
+
+// At a sleep: a rise is taken at once, a fall through the moving average, and only when the
+// sample is trustworthy (util_avg moved since the last one, the task was not kept waiting).
+void Kernel::util_est_update(struct cfs_rq *cfs_rq, task_struct *p, bool task_sleep) {
+  if (!sched_feat(UTIL_EST)) return;
+  if (!task_sleep) return;                 // a migration or a requeue completes no activation
+  assert(cfs_rq == &cpu_rq(p->cpu)->cfs);  // rq_of(cfs_rq) is p's CPU
+  (void)cfs_rq;
+  u32 ewma = p->se.avg.util_est;
+  if (ewma & UTIL_AVG_UNCHANGED) return;
+  const u32 dequeued = static_cast<u32>(task_util(p));
+  if (ewma <= dequeued) {
+    ewma = dequeued;
+  } else if (const u32 last_ewma_diff = ewma - dequeued; last_ewma_diff >= UTIL_EST_MARGIN) {
+    // No idle time seen on this CPU: the sample says nothing about the task. (The flag stays
+    // clear, as in the kernel, so the next sleep samples again.)
+    if (dequeued > cpu_rq(p->cpu)->cpu_capacity) return;
+    // Waiting for the CPU kept util_avg below what the task wanted: keep the estimate.
+    if (dequeued + UTIL_EST_MARGIN >= task_runnable(p)) {
+      ewma <<= UTIL_EST_WEIGHT_SHIFT;
+      ewma -= last_ewma_diff;
+      ewma >>= UTIL_EST_WEIGHT_SHIFT;
+    }
+  }
+  p->se.avg.util_est = ewma | UTIL_AVG_UNCHANGED;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Enqueue / dequeue
 
 void Kernel::enqueue_entity(struct cfs_rq *cfs_rq, sched_entity *se, int flags) {
@@ -278,6 +325,9 @@ void Kernel::requeue_delayed_entity(sched_entity *se) {
 
 void Kernel::enqueue_task_fair(struct rq *rq, task_struct *p, int flags) {
   sched_entity *se = &p->se;
+  // A delayed sleeper left the queue's estimate when it went to sleep; it joins again when it
+  // wakes, not when it merely changes queues while still asleep.
+  if (!se->sched_delayed || (flags & ENQUEUE_DELAYED)) util_est_enqueue(&rq->cfs, p);
   if (flags & ENQUEUE_DELAYED) {
     requeue_delayed_entity(se);
     return;
@@ -327,8 +377,17 @@ bool Kernel::dequeue_entity(struct cfs_rq *cfs_rq, sched_entity *se, int flags) 
   return true;
 }
 
+// The task leaves the queue's estimate even when DELAY_DEQUEUE keeps it queued, and a sleep
+// samples its utilisation (before the dequeue's own PELT update, as in the kernel).
 bool Kernel::dequeue_task_fair(struct rq *rq, task_struct *p, int flags) {
-  if (!dequeue_entity(&rq->cfs, &p->se, flags)) return false;
+  if (!p->se.sched_delayed) util_est_dequeue(&rq->cfs, p);
+  util_est_update(&rq->cfs, p, flags & DEQUEUE_SLEEP);
+  return dequeue_entities(rq, &p->se, flags);
+}
+
+bool Kernel::dequeue_entities(struct rq *rq, sched_entity *se, int flags) {
+  task_struct *p = task_of(se);
+  if (!dequeue_entity(&rq->cfs, se, flags)) return false;
   rq->cfs.h_nr_runnable--;
   if (p->policy == SCHED_IDLE) rq->cfs.h_nr_idle--;
   rq->nr_running--;
@@ -384,8 +443,9 @@ task_struct *Kernel::pick_task_fair(struct rq *rq) {
     sched_entity *se = pick_eevdf(cfs_rq);
     assert(se);
     if (se->sched_delayed) {
-      // pick_next_entity(): a delayed sleeper reached the front; its sleep completes now.
-      dequeue_task_fair(rq, task_of(se), DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+      // pick_next_entity(): a delayed sleeper reached the front; its sleep completes now
+      // (dequeue_entities(), not dequeue_task_fair(): util_est saw this sleep when it began).
+      dequeue_entities(rq, se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
       continue;
     }
     return task_of(se);

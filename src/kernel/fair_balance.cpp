@@ -402,7 +402,7 @@ static int detach_tasks(Kernel &k, lb_env &env) {
           break;
         }
         case migrate_util: {
-          const unsigned long util = p->se.avg.util_avg;
+          const unsigned long util = task_util_est(p);
           if ((util >> shift) > static_cast<unsigned long>(env.imbalance))
             move = false;
           else

@@ -337,16 +337,15 @@ static void update_sg_wakeup_stats(const Kernel &k, const sched_domain *sd,
     const struct rq *rq = k.cpu_rq(i);
     const bool local = p->cpu == i && p->on_rq;
     unsigned long load = k.cpu_load(i);
-    unsigned long util = k.cpu_util_cfs(i);
     unsigned long runnable = rq->cfs.avg.runnable_avg;
     if (p->cpu == i && p->se.avg.last_update_time) {
-      // cpu_load_without() / cpu_util_without(): p's blocked or queued load is still counted.
+      // cpu_load_without() / cpu_runnable_without(): p's blocked or queued load is still
+      // counted.
       load = load > p->se.avg.load_avg ? load - p->se.avg.load_avg : 0;
-      util = util > p->se.avg.util_avg ? util - p->se.avg.util_avg : 0;
       runnable = runnable > p->se.avg.runnable_avg ? runnable - p->se.avg.runnable_avg : 0;
     }
     sgs.group_load += load;
-    sgs.group_util += util;
+    sgs.group_util += k.cpu_util_without(i, p);
     sgs.group_runnable += runnable;
     const unsigned int nr_running = rq->nr_running - (local ? 1 : 0);
     sgs.sum_nr_running += nr_running;

@@ -26,6 +26,8 @@ namespace schedlab::kernel {
   SCHED_FEAT(WA_IDLE, true)                                                                      \
   SCHED_FEAT(WA_WEIGHT, true)                                                                    \
   SCHED_FEAT(WA_BIAS, true)                                                                      \
+  /* PELT: a CPU is at least as busy as its queued tasks were at their last sleeps */            \
+  SCHED_FEAT(UTIL_EST, true)                                                                     \
   /* Load balancing (fair.c) */                                                                  \
   SCHED_FEAT(LB_MIN, false)                                                                      \
   /* task_hot(): SMT siblings share their caches, so nothing is cache hot at the SMT level       \

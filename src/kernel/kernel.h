@@ -127,6 +127,10 @@ class Kernel {
   void place_entity(struct cfs_rq *cfs_rq, sched_entity *se, int flags);
   void enqueue_task_fair(struct rq *rq, task_struct *p, int flags);
   bool dequeue_task_fair(struct rq *rq, task_struct *p, int flags);
+  bool dequeue_entities(struct rq *rq, sched_entity *se, int flags);
+  void util_est_enqueue(struct cfs_rq *cfs_rq, const task_struct *p);
+  void util_est_dequeue(struct cfs_rq *cfs_rq, const task_struct *p);
+  void util_est_update(struct cfs_rq *cfs_rq, task_struct *p, bool task_sleep);
   sched_entity *pick_eevdf(struct cfs_rq *cfs_rq, bool protect = true);
   task_struct *pick_task_fair(struct rq *rq);
   void put_prev_task_fair(struct rq *rq, task_struct *prev);
@@ -243,6 +247,7 @@ class Kernel {
 
   // ---- pelt.c ----
   void update_load_avg(struct cfs_rq *cfs_rq, sched_entity *se, int flags);
+  void cfs_se_util_change(sched_avg *avg);
   // Within a microsecond of the last update with nothing removed, PELT has nothing to add: the
   // common case when the balance softirq follows the tick's update of a busy CPU.
   void update_cfs_rq_load_avg(struct cfs_rq *cfs_rq) {
@@ -253,18 +258,15 @@ class Kernel {
   void attach_entity_load_avg(struct cfs_rq *cfs_rq, sched_entity *se);
   void remove_entity_load_avg(sched_entity *se, struct cfs_rq *old);
   void post_init_entity_util_avg(task_struct *p);
-  // MODEL: no util_est: the PELT util_avg alone, where the kernel takes the larger of it and
-  // the queued tasks' estimates (docs/model.md 5).
-  unsigned long cpu_util_cfs(int cpu) const {
-    const struct rq *rq = cpu_rq(cpu);
-    return std::min(rq->cfs.avg.util_avg, rq->cpu_capacity);
-  }
-  // cpu_util_cfs_boost(): a CPU whose tasks wait counts as busy as they are runnable, so the
-  // balancer's migrate_util pulls from contended CPUs first.
-  unsigned long cpu_util_cfs_boost(int cpu) const {
-    const struct rq *rq = cpu_rq(cpu);
-    return std::min(std::max(rq->cfs.avg.util_avg, rq->cfs.avg.runnable_avg), rq->cpu_capacity);
-  }
+  // cpu_util(): the CPU's fair utilisation, util_avg or (UTIL_EST) the estimate of its queued
+  // tasks if larger, capped at its capacity. boost also takes the runnable average, so that a
+  // CPU whose tasks wait counts as busy as they are runnable (the balancer's migrate_util).
+  // With p, as if p moved to dst_cpu (-1: as if p were gone from its CPU).
+  unsigned long cpu_util(int cpu, const task_struct *p, int dst_cpu, bool boost) const;
+  unsigned long cpu_util_cfs(int cpu) const { return cpu_util(cpu, nullptr, -1, false); }
+  unsigned long cpu_util_cfs_boost(int cpu) const { return cpu_util(cpu, nullptr, -1, true); }
+  // p's utilisation taken out of the CPU it last ran on (fork/exec-time group statistics).
+  unsigned long cpu_util_without(int cpu, const task_struct *p) const;
   unsigned long cpu_load(int cpu) const { return cpu_rq(cpu)->cfs.avg.load_avg; }
 
   // ---- topology.c ----
@@ -385,5 +387,34 @@ class Kernel {
   std::map<unsigned long, int> cookie_refs_;  // live cookies and their reference counts
   int this_cpu_ = 0;                          // smp_processor_id() of the code being run
 };
+
+inline unsigned long Kernel::cpu_util(int cpu, const task_struct *p, int dst_cpu,
+                                      bool boost) const {
+  const struct cfs_rq *cfs_rq = &cpu_rq(cpu)->cfs;
+  unsigned long util = cfs_rq->avg.util_avg;
+  if (boost) util = std::max(util, cfs_rq->avg.runnable_avg);
+  // p's util_avg leaves the CPU it is on, or joins dst_cpu.
+  if (p && p->cpu == cpu && dst_cpu != cpu)
+    util = util > task_util(p) ? util - task_util(p) : 0;
+  else if (p && p->cpu != cpu && dst_cpu == cpu)
+    util += task_util(p);
+  if (sched_feat(__SCHED_FEAT_UTIL_EST)) {
+    unsigned long util_est = cfs_rq->avg.util_est;
+    // A waking p is not queued yet, so not in any CPU's sum; a queued or running one is in
+    // its CPU's.
+    if (dst_cpu == cpu)
+      util_est += _task_util_est(p);
+    else if (p && (p->on_rq == TASK_ON_RQ_QUEUED || cpu_rq(p->cpu)->curr == p))
+      util_est = util_est > _task_util_est(p) ? util_est - _task_util_est(p) : 0;
+    util = std::max(util, util_est);
+  }
+  return std::min(util, cpu_rq(cpu)->cpu_capacity);
+}
+
+inline unsigned long Kernel::cpu_util_without(int cpu, const task_struct *p) const {
+  // A task that ran elsewhere, or a new one, has nothing to take out.
+  if (p->cpu != cpu || !p->se.avg.last_update_time) p = nullptr;
+  return cpu_util(cpu, p, -1, false);
+}
 
 }  // namespace schedlab::kernel

@@ -169,6 +169,12 @@ void Kernel::__update_cfs_rq_load_avg(struct cfs_rq *cfs_rq) {
     update_load_avg_from_sum(sa, 1);
 }
 
+// __update_load_avg_se(): util_avg has moved, so the next sleep may sample it for util_est.
+void Kernel::cfs_se_util_change(sched_avg *avg) {
+  if (!sched_feat(__SCHED_FEAT_UTIL_EST)) return;
+  avg->util_est &= ~UTIL_AVG_UNCHANGED;
+}
+
 void Kernel::update_load_avg(struct cfs_rq *cfs_rq, sched_entity *se, int flags) {
   const bool do_attach = flags & 1;
   if (se->avg.last_update_time) {
@@ -178,12 +184,15 @@ void Kernel::update_load_avg(struct cfs_rq *cfs_rq, sched_entity *se, int flags)
       if (load_sum_pair(clock_, &se->avg, se->on_rq, runnable, cfs_rq->curr == se, &cfs_rq->avg,
                         cfs_rq->load_weight, cfs_rq->h_nr_runnable, cfs_rq->curr != nullptr)) {
         update_load_avg_from_sum(&se->avg, se->weight);
+        cfs_se_util_change(&se->avg);
         update_load_avg_from_sum(&cfs_rq->avg, 1);
       }
       return;
     }
-    if (load_sum(clock_, &se->avg, se->on_rq, runnable, cfs_rq->curr == se))
+    if (load_sum(clock_, &se->avg, se->on_rq, runnable, cfs_rq->curr == se)) {
       update_load_avg_from_sum(&se->avg, se->weight);
+      cfs_se_util_change(&se->avg);
+    }
   }
   update_cfs_rq_load_avg(cfs_rq);
   if (!se->avg.last_update_time && do_attach) attach_entity_load_avg(cfs_rq, se);

@@ -84,7 +84,13 @@ struct sched_avg {
   unsigned long load_avg = 0;
   unsigned long runnable_avg = 0;
   unsigned long util_avg = 0;
+  // util_est: a task's estimated utilisation (a moving average of util_avg at its past sleeps,
+  // with UTIL_AVG_UNCHANGED while util_avg has not moved since it was last sampled); a run
+  // queue's is the sum of its queued tasks' estimates.
+  u32 util_est = 0;
 };
+// Set in a task's util_est until PELT next updates its util_avg (kernel/sched/pelt.h).
+inline constexpr u32 UTIL_AVG_UNCHANGED = 0x80000000;
 
 struct task_struct;
 
@@ -149,6 +155,20 @@ struct task_struct {
   // se.group_node: the task's place in its rq's cfs_tasks list.
   task_struct *group_prev = nullptr, *group_next = nullptr;
 };
+
+// A task's PELT utilisation and runnable average, and its util_est (fair.c).
+inline unsigned long task_util(const task_struct *p) {
+  return p->se.avg.util_avg;
+}
+inline unsigned long task_runnable(const task_struct *p) {
+  return p->se.avg.runnable_avg;
+}
+inline unsigned long _task_util_est(const task_struct *p) {
+  return p->se.avg.util_est & ~UTIL_AVG_UNCHANGED;
+}
+inline unsigned long task_util_est(const task_struct *p) {
+  return std::max(task_util(p), _task_util_est(p));
+}
 
 // rq->cfs_tasks: the queued fair tasks as the kernel's list_head through se.group_node, so
 // that queueing, picking (which moves the task to the front) and the balancer's rotation are
