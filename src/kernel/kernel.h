@@ -247,7 +247,6 @@ class Kernel {
 
   // ---- pelt.c ----
   void update_load_avg(struct cfs_rq *cfs_rq, sched_entity *se, int flags);
-  void cfs_se_util_change(sched_avg *avg);
   // Within a microsecond of the last update with nothing removed, PELT has nothing to add: the
   // common case when the balance softirq follows the tick's update of a busy CPU.
   void update_cfs_rq_load_avg(struct cfs_rq *cfs_rq) {
@@ -398,16 +397,16 @@ inline unsigned long Kernel::cpu_util(int cpu, const task_struct *p, int dst_cpu
     util = util > task_util(p) ? util - task_util(p) : 0;
   else if (p && p->cpu != cpu && dst_cpu == cpu)
     util += task_util(p);
-  if (sched_feat(__SCHED_FEAT_UTIL_EST)) {
-    unsigned long util_est = cfs_rq->avg.util_est;
-    // A waking p is not queued yet, so not in any CPU's sum; a queued or running one is in
-    // its CPU's.
-    if (dst_cpu == cpu)
-      util_est += _task_util_est(p);
-    else if (p && (p->on_rq == TASK_ON_RQ_QUEUED || cpu_rq(p->cpu)->curr == p))
-      util_est = util_est > _task_util_est(p) ? util_est - _task_util_est(p) : 0;
-    util = std::max(util, util_est);
-  }
+  // sched_feat(UTIL_EST), without the test: features are fixed for a run, and with UTIL_EST
+  // off no estimate is ever kept, so every one is 0 and the max leaves util as it is.
+  unsigned long util_est = cfs_rq->avg.util_est;
+  // A waking p is not queued yet, so not in any CPU's sum; a queued or running one is in its
+  // CPU's.
+  if (dst_cpu == cpu)
+    util_est += _task_util_est(p);
+  else if (p && (p->on_rq == TASK_ON_RQ_QUEUED || cpu_rq(p->cpu)->curr == p))
+    util_est = util_est > _task_util_est(p) ? util_est - _task_util_est(p) : 0;
+  util = std::max(util, util_est);
   return std::min(util, cpu_rq(cpu)->cpu_capacity);
 }
 

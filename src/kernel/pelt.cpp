@@ -130,6 +130,12 @@ void update_load_avg_from_sum(sched_avg *sa, unsigned long load) {
   sa->util_avg = pelt::div_by_divider(sa->util_sum, pc);
 }
 
+// __update_load_avg_se(): util_avg has moved, so the next sleep may sample it for util_est.
+// (Without the kernel's UTIL_EST test: with it off the estimate stays 0, flag included.)
+void cfs_se_util_change(sched_avg *avg) {
+  avg->util_est &= ~UTIL_AVG_UNCHANGED;
+}
+
 template <typename T>
 void sub_positive(T &v, T d) {
   v = v > d ? v - d : 0;
@@ -167,12 +173,6 @@ void Kernel::__update_cfs_rq_load_avg(struct cfs_rq *cfs_rq) {
   }
   if (load_sum(clock_, sa, cfs_rq->load_weight, cfs_rq->h_nr_runnable, cfs_rq->curr != nullptr))
     update_load_avg_from_sum(sa, 1);
-}
-
-// __update_load_avg_se(): util_avg has moved, so the next sleep may sample it for util_est.
-void Kernel::cfs_se_util_change(sched_avg *avg) {
-  if (!sched_feat(__SCHED_FEAT_UTIL_EST)) return;
-  avg->util_est &= ~UTIL_AVG_UNCHANGED;
 }
 
 void Kernel::update_load_avg(struct cfs_rq *cfs_rq, sched_entity *se, int flags) {
