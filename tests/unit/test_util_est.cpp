@@ -112,8 +112,8 @@ TEST(UtilEst, ADelayedSleeperLeavesTheSumWhenItSleeps) {
   EXPECT_EQ(f.k.cpu_rq(0)->cfs.avg.util_est, 200u + _task_util_est(q));
 }
 
-// cpu_util_cfs() is the larger of util_avg and the estimate, capped at the capacity; with
-// UTIL_EST off it is util_avg, and nothing keeps an estimate.
+// cpu_util_cfs() is the larger of util_avg and the estimate, capped at the capacity. With
+// UTIL_EST off no estimate is kept, so it is util_avg.
 TEST(UtilEst, TheCpuUtilisationIsTheLargerOfTheTwo) {
   KernelFixture f;
   struct rq *rq = f.k.cpu_rq(2);
@@ -128,15 +128,13 @@ TEST(UtilEst, TheCpuUtilisationIsTheLargerOfTheTwo) {
   kernel::KernelConfig cfg;
   cfg.features.on[__SCHED_FEAT_UTIL_EST] = false;
   KernelFixture off(KernelFixture::default_spec(), cfg);
-  off.k.cpu_rq(2)->cfs.avg.util_avg = 300;
-  off.k.cpu_rq(2)->cfs.avg.util_est = 400;
-  EXPECT_EQ(off.k.cpu_util_cfs(2), 300u);
-  off.k.cpu_rq(2)->cfs.avg.util_est = 0;
   off.k.set_clock(1 * NSEC_PER_MSEC);
   task_struct *p = off.hog(1);
   off.settle(20 * NSEC_PER_MSEC);
   p->__state = TASK_INTERRUPTIBLE;
   off.k.block_current(1);
   EXPECT_EQ(p->se.avg.util_est, 0u);
-  EXPECT_EQ(off.k.cpu_rq(1)->cfs.avg.util_est, 0u);
+  off.k.try_to_wake_up(p, 0, 1);
+  EXPECT_EQ(off.k.cpu_rq(p->cpu)->cfs.avg.util_est, 0u);
+  EXPECT_EQ(off.k.cpu_util_cfs(p->cpu), off.k.cpu_rq(p->cpu)->cfs.avg.util_avg);
 }
