@@ -333,7 +333,12 @@ void Kernel::enqueue_task_fair(struct rq *rq, task_struct *p, int flags) {
     return;
   }
   enqueue_entity(&rq->cfs, se, flags);
-  rq->cfs.h_nr_runnable++;
+  // Not a wakeup but still delayed: a delayed sleeper the balancer moved here, queued but not
+  // runnable until it wakes or is picked.
+  if (se->sched_delayed)
+    rq->cfs.h_nr_delayed++;
+  else
+    rq->cfs.h_nr_runnable++;
   if (p->policy == SCHED_IDLE) rq->cfs.h_nr_idle++;
   rq->nr_running++;
   rq->cfs_tasks.push_front(p);
@@ -369,10 +374,14 @@ bool Kernel::dequeue_entity(struct cfs_rq *cfs_rq, sched_entity *se, int flags) 
   cfs_rq->nr_queued--;
   if ((flags & (DEQUEUE_SAVE | DEQUEUE_MOVE)) != DEQUEUE_SAVE) update_min_vruntime(cfs_rq);
   if (se->sched_delayed) {
-    se->sched_delayed = false;
     cfs_rq->h_nr_delayed--;
-    cfs_rq->h_nr_runnable++;  // undone just below, with the rest of the dequeue
-    if (sched_feat(DELAY_ZERO) && se->vlag > 0) se->vlag = 0;
+    if (flags & DEQUEUE_DELAYED) {
+      // finish_delayed_dequeue_entity(): the sleep completes.
+      se->sched_delayed = false;
+      cfs_rq->h_nr_runnable++;  // undone just below, with the rest of the dequeue
+      if (sched_feat(DELAY_ZERO) && se->vlag > 0) se->vlag = 0;
+    }
+    // Otherwise the balancer is moving a delayed sleeper: it stays delayed where it goes.
   }
   return true;
 }
@@ -388,7 +397,7 @@ bool Kernel::dequeue_task_fair(struct rq *rq, task_struct *p, int flags) {
 bool Kernel::dequeue_entities(struct rq *rq, sched_entity *se, int flags) {
   task_struct *p = task_of(se);
   if (!dequeue_entity(&rq->cfs, se, flags)) return false;
-  rq->cfs.h_nr_runnable--;
+  if (!se->sched_delayed) rq->cfs.h_nr_runnable--;  // a moving delayed sleeper was not runnable
   if (p->policy == SCHED_IDLE) rq->cfs.h_nr_idle--;
   rq->nr_running--;
   rq->cfs_tasks.erase(p);

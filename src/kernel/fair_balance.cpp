@@ -350,10 +350,24 @@ bool Kernel::task_hot(task_struct *p, sched_domain *sd, int dst_cpu, int src_cpu
   return delta < migration_cost;
 }
 
+// With PLACE_LAG a task takes its lag along, so one that is not eligible here is not eligible
+// on a destination that has anything queued either (6.14+).
+static bool task_is_ineligible_on_dst_cpu(Kernel &k, task_struct *p, int dst_cpu) {
+  return k.config().features.on[__SCHED_FEAT_PLACE_LAG] && k.cpu_rq(dst_cpu)->cfs.nr_queued &&
+         !k.entity_eligible(&k.cpu_rq(p->cpu)->cfs, &p->se);
+}
+
 static bool can_migrate_task(Kernel &k, task_struct *p, lb_env &env) {
-  // A delayed-dequeue sleeper stays where it sleeps. MODEL: tip moves them when migrating
-  // load, keeping them delayed on the new CPU; 6.12 never does (docs/model.md).
-  if (p->se.sched_delayed) return false;
+  // A delayed-dequeue sleeper moves only with load (6.14+: it still weighs on its queue's
+  // load, but adds nothing runnable), and stays delayed on its new CPU. 6.12 never moves one.
+  if (p->se.sched_delayed &&
+      (k.config().version == KernelVersion::V6_12 || env.type != migrate_load))
+    return false;
+  // Eligible tasks go first: an ineligible one may move only once balancing at this level has
+  // failed (6.14+). Before the affinity test, so such a task leaves LBF_ALL_PINNED set.
+  if (k.config().version != KernelVersion::V6_12 && !env.sd->nr_balance_failed &&
+      task_is_ineligible_on_dst_cpu(k, p, env.dst_cpu))
+    return false;
   if (!p->cpus_mask.test(env.dst_cpu)) {
     env.flags |= LBF_SOME_PINNED;
     return false;
@@ -613,7 +627,9 @@ void Kernel::active_load_balance_cpu_stop(struct rq *busiest_rq) {
   env.idle = CPU_IDLE;
   env.cpus = &sd->span;
   env.flags = LBF_ACTIVE_LB;
-  env.type = migrate_task;
+  // The kernel leaves migration_type at zero here, migrate_load: so since 6.14 the stopper may
+  // move a delayed sleeper from the tail of cfs_tasks instead of the task it preempted.
+  env.type = migrate_load;
   // detach_one_task(): the least recently run task that may go.
   for (task_struct *p = busiest_rq->cfs_tasks.back(); p; p = TaskList::prev(p)) {
     if (!can_migrate_task(*this, p, env)) continue;

@@ -542,9 +542,12 @@ TEST(ActiveBalance, ASingleTaskCoreWithADelayedSleeperIsTheBusiest) {
 // The stopper takes the running task off its CPU (the model switches to the idle task for it);
 // when what is left there cannot run, here a sleeper still queued for its lag (DELAY_DEQUEUE),
 // the CPU picks the idle task again and goes idle as do_idle() would after the stopper: it
-// joins nohz.idle_cpus_mask and leaves its LLC's busy count.
+// joins nohz.idle_cpus_mask and leaves its LLC's busy count. On 6.12, which never moves a
+// delayed sleeper (on 6.14+ the stopper moves that one instead: the next test).
 TEST(ActiveBalance, ACpuTheStopperLeavesIdleEntersNohzIdle) {
-  KernelFixture f;
+  kernel::KernelConfig cfg;
+  cfg.version = KernelVersion::V6_12;
+  KernelFixture f(KernelFixture::default_spec(), cfg);
   const auto [q, r] = delayed_sleeper_on_cpu0(f);
   struct rq *rq0 = f.k.cpu_rq(0);
   ASSERT_TRUE(q->se.sched_delayed);
@@ -564,4 +567,86 @@ TEST(ActiveBalance, ACpuTheStopperLeavesIdleEntersNohzIdle) {
   EXPECT_FALSE(q->on_rq);  // the pick dequeued the delayed sleeper
   EXPECT_TRUE(rq0->nohz_tick_stopped);
   EXPECT_EQ(f.k.sd_llc_shared(0)->nr_busy_cpus, busy - 1);
+}
+
+// Since 6.14 a delayed sleeper may move when load does, and the stopper migrates as load (its
+// migration_type is left at zero): walking cfs_tasks from the least recently run end it finds
+// the sleeper first and moves it, still delayed, to the idle CPU, while the task it preempted
+// runs on where it was. The sleep then completes on the new CPU at its first pick.
+TEST(ActiveBalance, OnCurrentKernelsTheStopperMovesADelayedSleeper) {
+  KernelFixture f;
+  const auto [q, r] = delayed_sleeper_on_cpu0(f);
+  struct rq *rq0 = f.k.cpu_rq(0), *rq1 = f.k.cpu_rq(1);
+  f.settle(11 * NSEC_PER_MSEC);
+  ASSERT_TRUE(q->se.sched_delayed);
+  ASSERT_EQ(rq0->curr, r);
+  const u32 rq0_est = rq0->cfs.avg.util_est;
+  rq0->active_balance = true;
+  rq0->push_cpu = 1;
+  rq0->active_balance_sd = mc(f, 1);
+  f.k.active_load_balance_cpu_stop(rq0);
+  // Moved, and still a delayed sleeper: queued on CPU 1 but not runnable there, and no part
+  // of either queue's util_est.
+  EXPECT_EQ(q->cpu, 1);
+  EXPECT_TRUE(q->se.sched_delayed);
+  EXPECT_EQ(q->on_rq, TASK_ON_RQ_QUEUED);
+  EXPECT_EQ(rq0->nr_running, 1u);
+  EXPECT_EQ(rq0->cfs.h_nr_runnable, 1u);
+  EXPECT_EQ(rq0->cfs.h_nr_delayed, 0u);
+  EXPECT_EQ(rq1->nr_running, 1u);
+  EXPECT_EQ(rq1->cfs.h_nr_runnable, 0u);
+  EXPECT_EQ(rq1->cfs.h_nr_delayed, 1u);
+  EXPECT_EQ(rq0->cfs.avg.util_est, rq0_est);
+  EXPECT_EQ(rq1->cfs.avg.util_est, 0u);
+  f.k.run_preempt_points();
+  f.settle(11 * NSEC_PER_MSEC + NSEC_PER_MSEC / 2);  // CPU 1 acts on the reschedule IPI
+  EXPECT_EQ(rq0->curr, r);                           // the preempted task runs on
+  EXPECT_TRUE(rq1->curr->is_idle_task);
+  EXPECT_FALSE(q->on_rq);  // CPU 1's pick completed the sleep
+  EXPECT_EQ(rq1->nr_running, 0u);
+  EXPECT_EQ(rq1->cfs.h_nr_delayed, 0u);
+  // It wakes as any sleeper does.
+  f.k.try_to_wake_up(q, 0, 0);
+  f.settle(11 * NSEC_PER_MSEC + 600'000);
+  EXPECT_EQ(q->on_rq, TASK_ON_RQ_QUEUED);
+  EXPECT_FALSE(q->se.sched_delayed);
+}
+
+// Since 6.14 a task that is not eligible where it is queued stays there while the destination
+// has tasks queued, until balancing at this level has failed once: it would take its negative
+// lag along. CPU 0: q ran 3 ms ahead of two tasks queued after it, so it is the least recently
+// run and not eligible; its sibling CPU 4 runs a task of its own and balances their SMT domain
+// (where nothing is cache hot), by load: its group is fully busy, CPU 0's overloaded.
+TEST(CanMigrateTask, AnIneligibleTaskWaitsForAFailedBalance) {
+  for (const bool v612 : {false, true}) {
+    kernel::KernelConfig cfg;
+    if (v612) cfg.version = KernelVersion::V6_12;
+    KernelFixture f(KernelFixture::default_spec(), cfg);
+    f.k.set_clock(10 * NSEC_PER_MSEC);
+    task_struct *q = f.hog(0);
+    task_struct *a = f.task("a");
+    f.k.test_enqueue(a, 0);
+    f.k.set_clock(13 * NSEC_PER_MSEC);
+    task_struct *b = f.task("b");
+    f.k.test_run(b, 0);
+    ASSERT_NE(f.k.cpu_rq(0)->curr, q);
+    ASSERT_EQ(f.k.cpu_rq(0)->cfs_tasks.back(), q);
+    ASSERT_FALSE(f.k.entity_eligible(&f.k.cpu_rq(0)->cfs, &q->se));
+    f.hog(4);
+    // Long-running figures: CPU 4 fully busy with one task, CPU 0 overloaded with three.
+    auto set = [](struct rq *rq, unsigned long load, unsigned long util, unsigned long runnable) {
+      rq->cfs.avg.load_avg = load, rq->cfs.avg.util_avg = util;
+      rq->cfs.avg.runnable_avg = runnable;
+    };
+    set(f.k.cpu_rq(4), 1024, 1000, 1000);
+    set(f.k.cpu_rq(0), 3072, 1024, 3072);
+    for (task_struct *p : {q, a, b}) p->se.avg.load_avg = 1000;
+    sched_domain *smt = f.k.cpu_rq(4)->sd;
+    ASSERT_EQ(smt->nr_balance_failed, 0u);
+    bool cont = true;
+    EXPECT_EQ(f.k.sched_balance_rq(4, f.k.cpu_rq(4), smt, Kernel::__CPU_NOT_IDLE, &cont), 1);
+    const char *v = v612 ? "6.12" : "6.18";
+    EXPECT_EQ(q->cpu, v612 ? 4 : 0) << v;           // 6.12 takes the least recently run task
+    EXPECT_EQ(a->cpu + b->cpu, v612 ? 0 : 4) << v;  // 6.18 the queued eligible one instead
+  }
 }
