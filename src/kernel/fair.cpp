@@ -258,8 +258,7 @@ void Kernel::util_est_enqueue(struct cfs_rq *cfs_rq, const task_struct *p) {
 
 void Kernel::util_est_dequeue(struct cfs_rq *cfs_rq, const task_struct *p) {
   if (!sched_feat(UTIL_EST)) return;
-  const u32 est = static_cast<u32>(_task_util_est(p));
-  cfs_rq->avg.util_est -= std::min(cfs_rq->avg.util_est, est);
+  sub_positive(cfs_rq->avg.util_est, static_cast<u32>(_task_util_est(p)));
 }
 
 // At a sleep: a rise is taken at once, a fall through the moving average, and only when the

@@ -341,8 +341,8 @@ static void update_sg_wakeup_stats(const Kernel &k, const sched_domain *sd,
     if (p->cpu == i && p->se.avg.last_update_time) {
       // cpu_load_without() / cpu_runnable_without(): p's blocked or queued load is still
       // counted.
-      load = load > p->se.avg.load_avg ? load - p->se.avg.load_avg : 0;
-      runnable = runnable > p->se.avg.runnable_avg ? runnable - p->se.avg.runnable_avg : 0;
+      sub_positive(load, p->se.avg.load_avg);
+      sub_positive(runnable, p->se.avg.runnable_avg);
     }
     sgs.group_load += load;
     sgs.group_util += k.cpu_util_without(i, p);

@@ -394,7 +394,7 @@ inline unsigned long Kernel::cpu_util(int cpu, const task_struct *p, int dst_cpu
   if (boost) util = std::max(util, cfs_rq->avg.runnable_avg);
   // p's util_avg leaves the CPU it is on, or joins dst_cpu.
   if (p && p->cpu == cpu && dst_cpu != cpu)
-    util = util > task_util(p) ? util - task_util(p) : 0;
+    sub_positive(util, task_util(p));
   else if (p && p->cpu != cpu && dst_cpu == cpu)
     util += task_util(p);
   // sched_feat(UTIL_EST), without the test: features are fixed for a run, and with UTIL_EST
@@ -405,7 +405,7 @@ inline unsigned long Kernel::cpu_util(int cpu, const task_struct *p, int dst_cpu
   if (dst_cpu == cpu)
     util_est += _task_util_est(p);
   else if (p && (p->on_rq == TASK_ON_RQ_QUEUED || cpu_rq(p->cpu)->curr == p))
-    util_est = util_est > _task_util_est(p) ? util_est - _task_util_est(p) : 0;
+    sub_positive(util_est, _task_util_est(p));
   util = std::max(util, util_est);
   return std::min(util, cpu_rq(cpu)->cpu_capacity);
 }

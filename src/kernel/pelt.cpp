@@ -136,11 +136,6 @@ void cfs_se_util_change(sched_avg *avg) {
   avg->util_est &= ~UTIL_AVG_UNCHANGED;
 }
 
-template <typename T>
-void sub_positive(T &v, T d) {
-  v = v > d ? v - d : 0;
-}
-
 }  // namespace
 
 // The exported forms (kernel/pelt.h), for the tests; the model calls the inlined ones.

@@ -92,6 +92,12 @@ struct sched_avg {
 // Set in a task's util_est until PELT next updates its util_avg (kernel/sched/pelt.h).
 inline constexpr u32 UTIL_AVG_UNCHANGED = 0x80000000;
 
+// v -= d, clamped at 0 (the kernel's sub_positive() / lsub_positive()).
+template <typename T>
+void sub_positive(T &v, T d) {
+  v = v > d ? v - d : 0;
+}
+
 struct task_struct;
 
 struct sched_entity {
