@@ -16,6 +16,7 @@ namespace {
 
 struct TraceOptions {
   std::string file, json, from, to, cpus;
+  bool pelt = false;
 };
 
 struct CheckOptions {
@@ -62,7 +63,17 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
   File trace_file(nullptr, &std::fclose), json_trace_file(nullptr, &std::fclose);
   std::unique_ptr<observe::FtraceWriter> writer;
   std::unique_ptr<observe::ChromeTraceWriter> json_writer;
-  if (!trace.file.empty() || !trace.json.empty()) {
+  if (trace.file.empty() && trace.json.empty()) {
+    // The window and the event choice shape a trace: without one they would be ignored.
+    for (auto [set, flag] :
+         {std::pair{!trace.from.empty(), "--trace-from"},
+          std::pair{!trace.to.empty(), "--trace-to"},
+          std::pair{!trace.cpus.empty(), "--trace-cpus"}, std::pair{trace.pelt, "--trace-pelt"}})
+      if (set) {
+        std::fprintf(stderr, "schedlab run: %s needs --trace or --trace-json\n", flag);
+        return kExitBadInput;
+      }
+  } else {
     std::string why;
     Time from = 0, to = kTimeNever;
     for (auto [text, out, flag] :
@@ -103,14 +114,14 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
     };
     if (!trace.file.empty()) {
       if (!open(trace.file, "--trace", trace_file)) return kExitBadInput;
-      writer =
-          std::make_unique<observe::FtraceWriter>(sim->kernel(), trace_file.get(), from, to, cpus);
+      writer = std::make_unique<observe::FtraceWriter>(sim->kernel(), trace_file.get(), from, to,
+                                                       cpus, trace.pelt);
       sim->add_tracer(writer.get());
     }
     if (!trace.json.empty()) {
       if (!open(trace.json, "--trace-json", json_trace_file)) return kExitBadInput;
       json_writer = std::make_unique<observe::ChromeTraceWriter>(
-          sim->kernel(), json_trace_file.get(), from, to, cpus);
+          sim->kernel(), json_trace_file.get(), from, to, cpus, trace.pelt);
       sim->add_tracer(json_writer.get());
     }
   }
@@ -176,6 +187,10 @@ Command add_run_command(CLI::App &app) {
   run->add_option("--trace-to,--to", a->trace.to, "Trace until this simulated time (e.g. 10.5s)");
   run->add_option("--trace-cpus,--cpus", a->trace.cpus,
                   "Trace only these CPUs (cpulist, e.g. 0-3,8)");
+  run->add_flag("--trace-pelt", a->trace.pelt,
+                "Add the load-tracking tracepoints: PELT and util_est events to --trace (LISA's "
+                "lisa__sched_pelt_*/lisa__sched_util_est_* format), util counters per CPU to "
+                "--trace-json");
   run->add_flag("--check", a->check.on,
                 "Check the model's invariants (exit 3 on a violation) and measure wasted cores");
   run->add_option("--wasted-threshold", a->check.wasted_threshold,

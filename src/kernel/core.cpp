@@ -499,8 +499,11 @@ void Kernel::run_core_balance_callback(struct rq *rq) {
 void Kernel::sched_tick(int cpu) {
   struct rq *rq = cpu_rq(cpu);
   rq->nr_ticks++;
+  // The timer interrupt's part; balancing is the softirq's, after it.
+  irq_enter();
   if (rq->curr != rq->idle) task_tick_fair(rq, rq->curr);
   sched_core_tick(rq);
+  irq_exit();
   sched_balance_trigger(rq);
   nohz_balancer_kick(rq);
 }

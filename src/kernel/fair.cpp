@@ -254,11 +254,13 @@ constexpr unsigned int UTIL_EST_MARGIN = SCHED_CAPACITY_SCALE / 100;
 void Kernel::util_est_enqueue(struct cfs_rq *cfs_rq, const task_struct *p) {
   if (!sched_feat(UTIL_EST)) return;
   cfs_rq->avg.util_est += static_cast<u32>(_task_util_est(p));
+  trace_sched_util_est_cfs_tp(cfs_rq);
 }
 
 void Kernel::util_est_dequeue(struct cfs_rq *cfs_rq, const task_struct *p) {
   if (!sched_feat(UTIL_EST)) return;
   sub_positive(cfs_rq->avg.util_est, static_cast<u32>(_task_util_est(p)));
+  trace_sched_util_est_cfs_tp(cfs_rq);
 }
 
 // At a sleep: a rise is taken at once, a fall through the moving average, and only when the
@@ -285,6 +287,7 @@ void Kernel::util_est_update(struct cfs_rq *cfs_rq, task_struct *p, bool task_sl
     }
   }
   p->se.avg.util_est = ewma | UTIL_AVG_UNCHANGED;
+  trace_sched_util_est_se_tp(&p->se);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -33,7 +33,10 @@ class Kernel {
 
   // ---- Interface for the simulation and the workload ----
   void set_hooks(CpuHooks *h) { hooks_ = h; }
-  void add_tracer(TraceSink *t) { tracers_.push_back(t); }
+  void add_tracer(TraceSink *t) {
+    tracers_.push_back(t);
+    load_tp_ = load_tp_ || t->traces_pelt();
+  }
   void set_clock(Time now) {
     clock_ = now;
     // Once per event: the balancer reads jiffies many times. A division by a constant is a
@@ -326,6 +329,33 @@ class Kernel {
   struct cfs_rq *cfs_rq_of(sched_entity *se) {
     return &cpu_rq(se->task->cpu)->cfs;
   }
+  // cpu_of(rq_of(cfs_rq)): one fair queue per CPU, inside its run queue.
+  int cfs_rq_cpu(const struct cfs_rq *cfs_rq) const {
+    const auto bytes =
+        reinterpret_cast<const char *>(cfs_rq) - reinterpret_cast<const char *>(&rqs_.front().cfs);
+    return static_cast<int>(bytes / static_cast<std::ptrdiff_t>(sizeof(struct rq)));
+  }
+  // The load-tracking tracepoints (trace.h): bare tracepoints, like the kernel's static keys
+  // off until a sink asks for them.
+  enum class LoadTp { pelt_cfs, pelt_se, util_est_cfs, util_est_se };
+  void trace_pelt_cfs_tp(const struct cfs_rq *cfs_rq) {
+    if (load_tp_) [[unlikely]]
+      emit_load_tp(LoadTp::pelt_cfs, cfs_rq, nullptr);
+  }
+  void trace_pelt_se_tp(const sched_entity *se) {
+    if (load_tp_) [[unlikely]]
+      emit_load_tp(LoadTp::pelt_se, nullptr, se->task);
+  }
+  void trace_sched_util_est_cfs_tp(const struct cfs_rq *cfs_rq) {
+    if (load_tp_) [[unlikely]]
+      emit_load_tp(LoadTp::util_est_cfs, cfs_rq, nullptr);
+  }
+  void trace_sched_util_est_se_tp(const sched_entity *se) {
+    if (load_tp_) [[unlikely]]
+      emit_load_tp(LoadTp::util_est_se, nullptr, se->task);
+  }
+  [[gnu::cold, gnu::noinline]] void emit_load_tp(LoadTp tp, const struct cfs_rq *cfs_rq,
+                                                 const task_struct *p);
   bool sched_feat(sched_feat_id f) const { return cfg_.features.on[f]; }
 
   const Topology &topo_;
@@ -334,6 +364,7 @@ class Kernel {
   sim::EventQueue &events_;
   CpuHooks *hooks_ = nullptr;
   std::vector<TraceSink *> tracers_;
+  bool load_tp_ = false;  // some tracer takes the load-tracking tracepoints
   Time clock_ = 0;
   int hardirq_count_ = 0;
   int nr_cpus_;

@@ -166,8 +166,10 @@ void Kernel::__update_cfs_rq_load_avg(struct cfs_rq *cfs_rq) {
                                      static_cast<u64>(sa->runnable_avg) * PELT_MIN_DIVIDER);
     cfs_rq->removed = {};
   }
-  if (load_sum(clock_, sa, cfs_rq->load_weight, cfs_rq->h_nr_runnable, cfs_rq->curr != nullptr))
+  if (load_sum(clock_, sa, cfs_rq->load_weight, cfs_rq->h_nr_runnable, cfs_rq->curr != nullptr)) {
     update_load_avg_from_sum(sa, 1);
+    trace_pelt_cfs_tp(cfs_rq);
+  }
 }
 
 void Kernel::update_load_avg(struct cfs_rq *cfs_rq, sched_entity *se, int flags) {
@@ -181,12 +183,15 @@ void Kernel::update_load_avg(struct cfs_rq *cfs_rq, sched_entity *se, int flags)
         update_load_avg_from_sum(&se->avg, se->weight);
         cfs_se_util_change(&se->avg);
         update_load_avg_from_sum(&cfs_rq->avg, 1);
+        trace_pelt_se_tp(se);  // the entity's update comes first in the kernel
+        trace_pelt_cfs_tp(cfs_rq);
       }
       return;
     }
     if (load_sum(clock_, &se->avg, se->on_rq, runnable, cfs_rq->curr == se)) {
       update_load_avg_from_sum(&se->avg, se->weight);
       cfs_se_util_change(&se->avg);
+      trace_pelt_se_tp(se);
     }
   }
   update_cfs_rq_load_avg(cfs_rq);
@@ -216,6 +221,7 @@ void Kernel::attach_entity_load_avg(struct cfs_rq *cfs_rq, sched_entity *se) {
     // so a run that starts at time 0 starts them at 1 ns.
     cfs_rq->avg.last_update_time = se->avg.last_update_time = std::max<u64>(clock_, 1);
   }
+  trace_pelt_cfs_tp(cfs_rq);
 }
 
 void Kernel::detach_entity_load_avg(struct cfs_rq *cfs_rq, sched_entity *se) {
@@ -226,12 +232,15 @@ void Kernel::detach_entity_load_avg(struct cfs_rq *cfs_rq, sched_entity *se) {
   sub_positive(cfs_rq->avg.runnable_avg, se->avg.runnable_avg);
   sub_positive(cfs_rq->avg.runnable_sum, se->avg.runnable_sum);
   se->avg.last_update_time = 0;  // attached again where it is enqueued next
+  trace_pelt_cfs_tp(cfs_rq);
 }
 
 void Kernel::remove_entity_load_avg(sched_entity *se, struct cfs_rq *old) {
   // sync_entity_load_avg(): decay the sleeper's averages to the old queue's last update.
-  if (se->avg.last_update_time && load_sum(old->avg.last_update_time, &se->avg, 0, 0, 0))
+  if (se->avg.last_update_time && load_sum(old->avg.last_update_time, &se->avg, 0, 0, 0)) {
     update_load_avg_from_sum(&se->avg, se->weight);
+    trace_pelt_se_tp(se);  // __update_load_avg_blocked_se()
+  }
   old->removed.nr++;
   old->removed.util_avg += se->avg.util_avg;
   old->removed.load_avg += se->avg.load_avg;
@@ -253,6 +262,26 @@ void Kernel::post_init_entity_util_avg(task_struct *p) {
     }
   }
   sa->runnable_avg = sa->util_avg;
+}
+
+void Kernel::emit_load_tp(LoadTp tp, const struct cfs_rq *cfs_rq, const task_struct *p) {
+  for (TraceSink *t : tracers_) {
+    if (!t->traces_pelt()) continue;
+    switch (tp) {
+      case LoadTp::pelt_cfs:
+        t->pelt_cfs(clock_, this_cpu_, cfs_rq_cpu(cfs_rq), cfs_rq->avg);
+        break;
+      case LoadTp::pelt_se:
+        t->pelt_se(clock_, this_cpu_, p);
+        break;
+      case LoadTp::util_est_cfs:
+        t->util_est_cfs(clock_, this_cpu_, cfs_rq_cpu(cfs_rq), cfs_rq->avg);
+        break;
+      case LoadTp::util_est_se:
+        t->util_est_se(clock_, this_cpu_, p);
+        break;
+    }
+  }
 }
 
 }  // namespace schedlab::kernel

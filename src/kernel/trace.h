@@ -29,6 +29,22 @@ class TraceSink {
   // runs, the cookie, and how many siblings were forced idle by it.
   virtual void sched_core_pick(Time, int /*cpu*/, const task_struct * /*max*/,
                                unsigned long /*cookie*/, unsigned int /*forceidle*/) {}
+
+  // The kernel's bare tracepoints of load tracking (no trace event of their own: a module
+  // such as LISA's turns them into events). They fire only for sinks whose traces_pelt() is
+  // true when added, so that a run without them pays one flag test per PELT update.
+  // `this_cpu` is the CPU whose code updates the averages (a NOHZ balancer decays idle CPUs'
+  // queues); `cpu` is the queue's.
+  virtual bool traces_pelt() const { return false; }
+  // pelt_cfs_tp: a CPU's fair queue's averages moved (a PELT period ended, or an entity's
+  // averages were attached to or detached from the queue).
+  virtual void pelt_cfs(Time, int /*this_cpu*/, int /*cpu*/, const sched_avg &) {}
+  // pelt_se_tp: a task's averages moved (a PELT period ended).
+  virtual void pelt_se(Time, int /*this_cpu*/, const task_struct *) {}
+  // sched_util_est_cfs_tp: a task's estimate was added to or taken from its queue's sum.
+  virtual void util_est_cfs(Time, int /*this_cpu*/, int /*cpu*/, const sched_avg &) {}
+  // sched_util_est_se_tp: a sleep sampled the task's estimate.
+  virtual void util_est_se(Time, int /*this_cpu*/, const task_struct *) {}
 };
 
 // What the machine needs to know from the kernel: which task a CPU runs, from when.

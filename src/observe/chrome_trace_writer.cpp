@@ -13,13 +13,14 @@ static std::string us(Time ns) {
 }
 
 ChromeTraceWriter::ChromeTraceWriter(const kernel::Kernel &k, std::FILE *out, Time from, Time to,
-                                     std::vector<int> cpus)
+                                     std::vector<int> cpus, bool pelt)
     : k_(k),
       out_(out),
       from_(from),
       to_(to),
       traced_(traced_cpus(k.nr_cpu_ids(), cpus)),
-      tracks_(static_cast<std::size_t>(k.nr_cpu_ids())) {
+      tracks_(static_cast<std::size_t>(k.nr_cpu_ids())),
+      pelt_(pelt) {
   std::fprintf(out_, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
   event_prefix();
   std::fprintf(out_,
@@ -86,6 +87,17 @@ void ChromeTraceWriter::sched_forceidle(Time now, int cpu, bool on) {
                  "\"cpus\":%d}}",
                  us(now).c_str(), forceidle_cpus_);
   }
+}
+
+// What cpu_util() starts from: the larger of the two is the CPU's utilisation for SIS_UTIL's
+// scan depth and the balancer's group statistics.
+void ChromeTraceWriter::util_counter(Time t, int cpu, const kernel::sched_avg &avg) {
+  if (!traced_[static_cast<std::size_t>(cpu)] || t < from_ || t >= to_) return;
+  event_prefix();
+  std::fprintf(out_,
+               "{\"name\":\"CPU %d util\",\"ph\":\"C\",\"pid\":0,\"ts\":%s,\"args\":{"
+               "\"util_avg\":%lu,\"util_est\":%u}}",
+               cpu, us(t).c_str(), avg.util_avg, avg.util_est);
 }
 
 void ChromeTraceWriter::finish(Time end) {

@@ -25,8 +25,13 @@ int trace_prio(const task_struct *p) {
 }
 
 FtraceWriter::FtraceWriter(const kernel::Kernel &k, std::FILE *out, Time from, Time to,
-                           std::vector<int> cpus)
-    : k_(k), out_(out), from_(from), to_(to), cpus_(traced_cpus(k.nr_cpu_ids(), cpus)) {
+                           std::vector<int> cpus, bool pelt)
+    : k_(k),
+      out_(out),
+      from_(from),
+      to_(to),
+      cpus_(traced_cpus(k.nr_cpu_ids(), cpus)),
+      pelt_(pelt) {
   std::fprintf(out_,
                "# tracer: nop\n#\n# entries-in-buffer/entries-written: see below   #P:%d\n#\n"
                "#                                _-----=> irqs-off/BH-disabled\n"
@@ -132,6 +137,43 @@ void FtraceWriter::sched_core_pick(Time t, int cpu, const task_struct *max, unsi
                "forceidle=%u\n",
                k_.topology().cpu(cpu).core, trace_comm(max, false).c_str(), max->pid, cookie,
                forceidle);
+}
+
+// The load-tracking events, in the fields and order of LISA's module for kernels since 6.9
+// (one util_est field). Tasks and queues are in the root task group: a queue's path is "/",
+// and a task's entity has no group queue, which the module prints as "(null)".
+void FtraceWriter::pelt_cfs(Time t, int this_cpu, int cpu, const kernel::sched_avg &avg) {
+  if (!prefix(t, this_cpu, k_.cpu_rq(this_cpu)->curr)) return;
+  std::fprintf(out_,
+               "lisa__sched_pelt_cfs: cpu=%d path=/ load=%lu util=%lu update_time=%llu "
+               "runnable=%lu\n",
+               cpu, avg.load_avg, avg.util_avg,
+               static_cast<unsigned long long>(avg.last_update_time), avg.runnable_avg);
+}
+
+void FtraceWriter::pelt_se(Time t, int this_cpu, const task_struct *p) {
+  if (!prefix(t, this_cpu, k_.cpu_rq(this_cpu)->curr)) return;
+  const kernel::sched_avg &avg = p->se.avg;
+  std::fprintf(out_,
+               "lisa__sched_pelt_se: cpu=%d path=(null) comm=%s pid=%d load=%lu util=%lu "
+               "update_time=%llu runnable=%lu\n",
+               p->cpu, trace_comm(p, false).c_str(), p->pid, avg.load_avg, avg.util_avg,
+               static_cast<unsigned long long>(avg.last_update_time), avg.runnable_avg);
+}
+
+void FtraceWriter::util_est_cfs(Time t, int this_cpu, int cpu, const kernel::sched_avg &avg) {
+  if (!prefix(t, this_cpu, k_.cpu_rq(this_cpu)->curr)) return;
+  std::fprintf(out_, "lisa__sched_util_est_cfs: cpu=%d path=/ util=%lu util_est=%u\n", cpu,
+               avg.util_avg, avg.util_est);
+}
+
+void FtraceWriter::util_est_se(Time t, int this_cpu, const task_struct *p) {
+  if (!prefix(t, this_cpu, k_.cpu_rq(this_cpu)->curr)) return;
+  std::fprintf(out_,
+               "lisa__sched_util_est_se: cpu=%d path=(null) comm=%s pid=%d util=%lu "
+               "util_est=%u\n",
+               p->cpu, trace_comm(p, false).c_str(), p->pid, p->se.avg.util_avg,
+               p->se.avg.util_est & ~kernel::UTIL_AVG_UNCHANGED);
 }
 
 }  // namespace schedlab::observe

@@ -14,9 +14,11 @@ namespace schedlab::observe {
 class FtraceWriter : public kernel::TraceSink {
  public:
   // Events in [from, to) on `cpus` (empty = all) only. The caller keeps `out` open until
-  // finish().
+  // finish(). With `pelt`, also the load-tracking tracepoints, as LISA's kernel module prints
+  // them (lisa__sched_pelt_cfs, lisa__sched_pelt_se, lisa__sched_util_est_cfs,
+  // lisa__sched_util_est_se).
   FtraceWriter(const kernel::Kernel &k, std::FILE *out, Time from, Time to,
-               std::vector<int> cpus = {});
+               std::vector<int> cpus = {}, bool pelt = false);
   void finish();  // flushes; the header counts the entries written
 
   void sched_switch(Time, int, const kernel::task_struct *, unsigned int,
@@ -31,6 +33,11 @@ class FtraceWriter : public kernel::TraceSink {
   void sched_core_cookie(Time, const kernel::task_struct *, unsigned long, unsigned long) override;
   void sched_core_pick(Time, int, const kernel::task_struct *, unsigned long,
                        unsigned int) override;
+  bool traces_pelt() const override { return pelt_; }
+  void pelt_cfs(Time, int, int, const kernel::sched_avg &) override;
+  void pelt_se(Time, int, const kernel::task_struct *) override;
+  void util_est_cfs(Time, int, int, const kernel::sched_avg &) override;
+  void util_est_se(Time, int, const kernel::task_struct *) override;
 
  private:
   bool in_window(Time t) const { return t >= from_ && t < to_; }
@@ -43,6 +50,7 @@ class FtraceWriter : public kernel::TraceSink {
   Time from_, to_;
   std::vector<char> cpus_;  // by CPU: traced or not
   unsigned long long entries_ = 0;
+  bool pelt_;
 };
 
 // Which CPUs a trace covers, by CPU id: every CPU when `cpus` is empty.

@@ -37,6 +37,15 @@ EVENTS = {
         rf"^comm=(?P<comm>{COMM}) pid=(?P<pid>\d+) prio=\d+( group_dead=\S+)?$"),
     # trace_marker writes: systrace counters "C|pid|name|value", slices "B|pid|name" / "E|pid",
     # or free text (our cookie records, "sched_core_...: key=value ...").
+    # LISA's kernel module's load-tracking events (its ftrace_events.h print fmts, kernels with
+    # a single util_est field): %d, %s, %lu, %llu, %u.
+    "lisa__sched_pelt_cfs": re.compile(
+        r"^cpu=\d+ path=\S+ load=\d+ util=\d+ update_time=\d+ runnable=\d+$"),
+    "lisa__sched_pelt_se": re.compile(
+        rf"^cpu=\d+ path=\S+ comm={COMM} pid=-?\d+ load=\d+ util=\d+ update_time=\d+ runnable=\d+$"),
+    "lisa__sched_util_est_cfs": re.compile(r"^cpu=\d+ path=\S+ util=\d+ util_est=\d+$"),
+    "lisa__sched_util_est_se": re.compile(
+        rf"^cpu=\d+ path=\S+ comm={COMM} pid=-?\d+ util=\d+ util_est=\d+$"),
     "tracing_mark_write": re.compile(
         r"^(C\|\d+\|[^|\s]+\|-?\d+|B\|\d+\|\S+|E\|\d+|[a-z_]+: (\S+=\S+)( \S+=\S+)*)$"),
 }

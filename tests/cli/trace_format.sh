@@ -44,5 +44,32 @@ PY'
 "$bin" run "$src/scenarios/wakeup-fastpath.toml" --trace "$tmp/t5" --from 2s --to 2.2s --cpus 0,4 >/dev/null; rc=$?
 check "--from/--to/--cpus are the same window as --trace-from/--trace-to/--trace-cpus" \
   '[ $rc -eq 0 ] && "$bin" run "$src/scenarios/wakeup-fastpath.toml" --trace "$tmp/t6" --trace-from 2s --trace-to 2.2s --trace-cpus 0,4 >/dev/null && cmp -s "$tmp/t5" "$tmp/t6"'
+# --trace-pelt: the load-tracking events join the same trace, and nothing else changes.
+"$bin" run "$src/scenarios/wakeup-fastpath.toml" --config Cookie --trace "$tmp/p" --trace-pelt \
+  --trace-from 2s --trace-to 2.2s --json "$tmp/p.json" >/dev/null; rc=$?
+check "--trace-pelt exit status" '[ $rc -eq 0 ]'
+check "reference parser: the four load-tracking events follow LISA's print fmts" \
+  'python3 "$src/tests/cli/ftrace_reference_parser.py" "$tmp/p" --require lisa__sched_pelt_cfs lisa__sched_pelt_se lisa__sched_util_est_cfs lisa__sched_util_est_se sched_switch'
+"$bin" run "$src/scenarios/wakeup-fastpath.toml" --config Cookie --json "$tmp/n.json" >/dev/null
+check "without its lisa__ lines the trace is the plain one" \
+  'cmp -s <(grep -v -e lisa__ -e "entries\$" "$tmp/p") <(grep -v "entries\$" "$tmp/t")'
+check "the run's results do not change with --trace-pelt" \
+  'python3 -c "import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); [d.pop(\"host\") for d in (a,b)]; sys.exit(a!=b)" "$tmp/p.json" "$tmp/n.json"'
+"$bin" run "$src/scenarios/wakeup-fastpath.toml" --config Cookie --trace-json "$tmp/p2.json" --trace-pelt \
+  --trace-to 1s --trace-cpus 0-3 >/dev/null; rc=$?
+check "--trace-json --trace-pelt: a util counter per traced CPU, util_avg and util_est" \
+  '[ $rc -eq 0 ] && python3 - "$tmp/p2.json" <<"PY"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+c = {e["name"] for e in ev if e["ph"] == "C" and e["name"].endswith(" util")}
+assert c == {f"CPU {i} util" for i in range(4)}, c
+assert all(set(e["args"]) == {"util_avg", "util_est"} for e in ev if e["name"] in c)
+assert all(e["ts"] < 1000000 for e in ev if e["name"] in c)
+PY'
+for flag in "--trace-pelt" "--trace-from 1s" "--trace-to 1s" "--trace-cpus 0"; do
+  "$bin" run "$src/scenarios/wakeup-fastpath.toml" $flag >/dev/null 2>"$tmp/err"; rc=$?
+  check "$flag without --trace or --trace-json is refused with 2" \
+    '[ $rc -eq 2 ] && grep -q "needs --trace or --trace-json" "$tmp/err"'
+done
 echo "$((n-fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]

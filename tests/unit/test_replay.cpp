@@ -58,6 +58,23 @@ TEST(FtraceReader, KernelTraceFileWithFourOrFiveFlagColumns) {
   EXPECT_FALSE(s.blocked);  // prev_state=R: preempted
 }
 
+// A trace taken with --trace-pelt (or on a kernel with LISA's module loaded) carries
+// load-tracking events; replay needs none of them.
+TEST(FtraceReader, LoadTrackingEventsAreSkipped) {
+  const ParsedTrace t = scenario::parse_ftrace(
+      "# tracer: nop\n"
+      "          <idle>-0   [001] d.h.     1.000001: lisa__sched_util_est_cfs: cpu=1 path=/ "
+      "util=12 util_est=300\n"
+      "          <idle>-0   [001] d.h.     1.000001: lisa__sched_pelt_se: cpu=1 path=(null) "
+      "comm=w pid=13 load=5 util=4 update_time=1000000512 runnable=5\n"
+      "          <idle>-0   [001] d...     1.000002: sched_switch: prev_comm=swapper/1 "
+      "prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=w next_pid=13 next_prio=120\n",
+      "t.trace");
+  ASSERT_EQ(t.events.size(), 1u);
+  EXPECT_EQ(t.events[0].type, TraceEvent::Type::Switch);
+  EXPECT_EQ(t.events[0].line, 4);
+}
+
 TEST(FtraceReader, TraceCmdReportLayout) {
   const ParsedTrace t = scenario::read_ftrace(kData + "trace-cmd-report.txt");
   ASSERT_EQ(t.events.size(), 7u);
