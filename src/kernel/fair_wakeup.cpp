@@ -328,6 +328,28 @@ int Kernel::__select_idle_sibling(task_struct *p, int prev, int target) {
 // ---------------------------------------------------------------------------------------------
 // Slow path: sched_balance_find_dst_cpu() for fork and exec
 
+// The CPU p last ran on still counts p's load, blocked or queued: take it out (a new task has
+// none).
+static unsigned long cpu_load_without(const Kernel &k, int cpu, const task_struct *p) {
+  if (cpu != p->cpu || !p->se.avg.last_update_time) return k.cpu_load(cpu);
+  unsigned long load = k.cpu_rq(cpu)->cfs.avg.load_avg;
+  sub_positive(load, p->se.avg.load_avg);  // task_h_load(): no task groups
+  return load;
+}
+
+static unsigned long cpu_runnable_without(const Kernel &k, int cpu, const task_struct *p) {
+  unsigned long runnable = k.cpu_rq(cpu)->cfs.avg.runnable_avg;  // cpu_runnable()
+  if (cpu == p->cpu && p->se.avg.last_update_time) sub_positive(runnable, p->se.avg.runnable_avg);
+  return runnable;
+}
+
+// Idle once p is not counted; the caller has tested nr_running without p.
+static bool idle_cpu_without(const Kernel &k, int cpu, const task_struct *p) {
+  const struct rq *rq = k.cpu_rq(cpu);
+  if (rq->curr != rq->idle && rq->curr != p) return false;
+  return !rq->ttwu_pending;
+}
+
 // The fork/exec-time group statistics, with p's own contribution taken out.
 static void update_sg_wakeup_stats(const Kernel &k, const sched_domain *sd,
                                    const sched_group &group, const task_struct *p,
@@ -336,22 +358,12 @@ static void update_sg_wakeup_stats(const Kernel &k, const sched_domain *sd,
     if (!p->cpus_mask.test(i)) return;
     const struct rq *rq = k.cpu_rq(i);
     const bool local = p->cpu == i && p->on_rq;
-    unsigned long load = k.cpu_load(i);
-    unsigned long runnable = rq->cfs.avg.runnable_avg;
-    if (p->cpu == i && p->se.avg.last_update_time) {
-      // cpu_load_without() / cpu_runnable_without(): p's blocked or queued load is still
-      // counted.
-      sub_positive(load, p->se.avg.load_avg);
-      sub_positive(runnable, p->se.avg.runnable_avg);
-    }
-    sgs.group_load += load;
+    sgs.group_load += cpu_load_without(k, i, p);
     sgs.group_util += k.cpu_util_without(i, p);
-    sgs.group_runnable += runnable;
+    sgs.group_runnable += cpu_runnable_without(k, i, p);
     const unsigned int nr_running = rq->nr_running - (local ? 1 : 0);
     sgs.sum_nr_running += nr_running;
-    // idle_cpu_without(): idle once p is not counted.
-    const bool idle_without = rq->curr == rq->idle && nr_running == 0 && rq->ttwu_pending == 0;
-    if (!nr_running && idle_without) sgs.idle_cpus++;
+    if (!nr_running && idle_cpu_without(k, i, p)) sgs.idle_cpus++;
   });
   sgs.group_capacity = static_cast<unsigned long>(group.weight) * SCHED_CAPACITY_SCALE;
   sgs.group_weight = static_cast<unsigned int>(group.weight);
