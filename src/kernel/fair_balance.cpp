@@ -674,8 +674,10 @@ static bool update_newidle_cost(sched_domain *sd, u64 cost, u64 jiffies, u64 hz)
 // CPU's blocked load up to date, then balances its domains.
 void Kernel::sched_balance_trigger(struct rq *rq) {
   if (jiffies() >= rq->next_balance) {
+    softirq_count_++;
     sched_balance_update_blocked_averages(rq->cpu);
     sched_balance_domains(rq, lb_idle_cpu(rq->cpu) ? CPU_IDLE : __CPU_NOT_IDLE);
+    softirq_count_--;
   }
 }
 
@@ -767,13 +769,20 @@ void Kernel::nohz_balancer_kick(struct rq *rq) {
     flags = NOHZ_STATS_KICK | NOHZ_BALANCE_KICK;
   if (nohz_needs_update_) flags |= NOHZ_NEXT_KICK;
   if (!flags) return;
-  // kick_ilb(): a pass that only decays or collates does not hold off the next balance kick.
-  if (flags & NOHZ_BALANCE_KICK) nohz_next_balance_ = now + 1;
+  kick_ilb(rq->cpu, flags);
+}
+
+// MODEL: the kicked CPU runs the pass at once, in its SCHED_SOFTIRQ, without the IPI.
+void Kernel::kick_ilb(int this_cpu, unsigned int flags) {
+  // A pass that only decays or collates does not hold off the next balance kick.
+  if (flags & NOHZ_BALANCE_KICK) nohz_next_balance_ = jiffies() + 1;
   // find_new_ilb(): an idle housekeeping CPU (HK_TYPE_KERNEL_NOISE: not nohz_full) of
   // nohz.idle_cpus_mask runs the pass.
   for (int c = 0; c < nr_cpus_; c++)
-    if (c != rq->cpu && cpu_rq(c)->nohz_tick_stopped && idle_cpu(c) && !tick_nohz_full_cpu(c)) {
+    if (c != this_cpu && cpu_rq(c)->nohz_tick_stopped && idle_cpu(c) && !tick_nohz_full_cpu(c)) {
+      softirq_count_++;
       nohz_idle_balance(c, flags);
+      softirq_count_--;
       return;
     }
 }

@@ -55,6 +55,10 @@ class Kernel {
   void irq_enter() { hardirq_count_++; }
   void irq_exit() { hardirq_count_--; }
   bool in_hardirq() const { return hardirq_count_ > 0; }
+  // SCHED_SOFTIRQ: periodic and NOHZ idle balancing run in it, after the tick's interrupt.
+  bool in_serving_softirq() const { return softirq_count_ > 0; }
+  // smp_processor_id() of the code being run: the CPU a tracepoint fires on.
+  int this_cpu() const { return this_cpu_; }
   // The task running on cpu blocks (it has set its state) or exits.
   void block_current(int cpu);
   void do_exit(int cpu);
@@ -181,6 +185,7 @@ class Kernel {
   void nohz_balance_exit_idle(struct rq *rq);
   // The work a NOHZ kick asks of the idle balancer (nohz_flags()).
   static constexpr unsigned int NOHZ_BALANCE_KICK = 1, NOHZ_STATS_KICK = 2, NOHZ_NEXT_KICK = 4;
+  void kick_ilb(int this_cpu, unsigned int flags);
   void nohz_idle_balance(int ilb_cpu, unsigned int flags);
   void sched_balance_update_blocked_averages(int cpu);
   bool update_nohz_stats(struct rq *rq);
@@ -367,6 +372,7 @@ class Kernel {
   bool load_tp_ = false;  // some tracer takes the load-tracking tracepoints
   Time clock_ = 0;
   int hardirq_count_ = 0;
+  int softirq_count_ = 0;
   int nr_cpus_;
   bool smt_active_;
   bool cluster_active_;

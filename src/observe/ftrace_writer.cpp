@@ -52,10 +52,12 @@ void FtraceWriter::finish() {
 bool FtraceWriter::prefix(Time t, int cpu, const task_struct *current) {
   if (!in_window(t) || !traced(cpu)) return false;
   entries_++;
-  // Flags: irqs off; 'h' in the hardirq column for what a timer interrupt does.
+  // Flags: irqs off; in the hardirq/softirq column 'h' for what a timer interrupt does, 's'
+  // for the balancing softirq.
+  const char *flags = k_.in_hardirq() ? (k_.in_serving_softirq() ? "d.H." : "d.h.")
+                                      : (k_.in_serving_softirq() ? "d.s." : "d...");
   std::fprintf(out_, "%16s-%-7d [%03d] %s %6llu.%06llu: ", trace_comm(current, true).c_str(),
-               current->pid, cpu, k_.in_hardirq() ? "d.h." : "d...",
-               static_cast<unsigned long long>(t / NSEC_PER_SEC),
+               current->pid, cpu, flags, static_cast<unsigned long long>(t / NSEC_PER_SEC),
                static_cast<unsigned long long>((t % NSEC_PER_SEC) / NSEC_PER_USEC));
   return true;
 }
@@ -95,8 +97,11 @@ void FtraceWriter::sched_wakeup_new(Time t, const task_struct *p, int cpu) {
                trace_comm(p, false).c_str(), p->pid, trace_prio(p), cpu);
 }
 
+// set_task_cpu() fires it on the CPU that moves the task: the waker, the balancing CPU (the
+// NOHZ balancer for an idle CPU), the stopper's CPU, a CPU stealing a cookie's task.
 void FtraceWriter::sched_migrate_task(Time t, const task_struct *p, int orig, int dest) {
-  if (!prefix(t, orig, k_.cpu_rq(orig)->curr)) return;
+  const int cpu = k_.this_cpu();
+  if (!prefix(t, cpu, k_.cpu_rq(cpu)->curr)) return;
   std::fprintf(out_, "sched_migrate_task: comm=%s pid=%d prio=%d orig_cpu=%d dest_cpu=%d\n",
                trace_comm(p, false).c_str(), p->pid, trace_prio(p), orig, dest);
 }
