@@ -85,14 +85,19 @@ void FtraceWriter::sched_waking(Time t, int this_cpu, const task_struct *p) {
                trace_comm(p, false).c_str(), p->pid, trace_prio(p), p->cpu);
 }
 
+// ttwu_do_activate() fires it where it runs: on the target after a wakelist IPI, else on the
+// waker.
 void FtraceWriter::sched_wakeup(Time t, const task_struct *p, int cpu) {
-  if (!prefix(t, cpu, k_.cpu_rq(cpu)->curr)) return;
+  const int here = k_.this_cpu();
+  if (!prefix(t, here, k_.cpu_rq(here)->curr)) return;
   std::fprintf(out_, "sched_wakeup: comm=%s pid=%d prio=%d target_cpu=%03d\n",
                trace_comm(p, false).c_str(), p->pid, trace_prio(p), cpu);
 }
 
+// On the parent's CPU, which runs wake_up_new_task().
 void FtraceWriter::sched_wakeup_new(Time t, const task_struct *p, int cpu) {
-  if (!prefix(t, cpu, k_.cpu_rq(cpu)->curr)) return;
+  const int here = k_.this_cpu();
+  if (!prefix(t, here, k_.cpu_rq(here)->curr)) return;
   std::fprintf(out_, "sched_wakeup_new: comm=%s pid=%d prio=%d target_cpu=%03d\n",
                trace_comm(p, false).c_str(), p->pid, trace_prio(p), cpu);
 }

@@ -78,3 +78,19 @@ TEST(TraceContext, AWakeupMoveIsPrintedOnTheWaker) {
   ASSERT_EQ(moves.size(), 1u);
   EXPECT_NE(moves[0].find("<idle>-0       [003] d... "), std::string::npos) << moves[0];
 }
+
+// wake_up_new_task() runs on the parent's CPU: its sched_wakeup_new is printed there, whichever
+// CPU the child is placed on.
+TEST(TraceContext, AForkIsPrintedOnTheParentsCpu) {
+  Traced t;
+  t.f.k.set_clock(10 * NSEC_PER_MSEC);
+  task_struct *parent = t.f.hog(0);
+  task_struct *child = t.f.task("child");
+  t.f.k.wake_up_new_task(child, 0);
+  ASSERT_NE(child->cpu, 0);
+  const auto forks = t.lines("sched_wakeup_new");
+  ASSERT_EQ(forks.size(), 1u);
+  const std::string who = "hog-" + std::to_string(parent->pid);
+  EXPECT_NE(forks[0].find(who), std::string::npos) << forks[0];
+  EXPECT_NE(forks[0].find(" [000] d... "), std::string::npos) << forks[0];
+}
