@@ -18,6 +18,7 @@ constexpr Time kDefaultWindow = 50 * NSEC_PER_MSEC;
 
 struct TimelineArgs {
   std::string input, config, seed, from, to, cpus, out;
+  bool util = false;
 };
 
 // A result JSON starts with '{'; a TOML scenario never does.
@@ -67,13 +68,15 @@ int cmd_timeline(const TimelineArgs &a) {
     }
     replay = report::prepare_rerun(scenario_file, choice);
     if (!json) replay.seed = seed.value_or(replay.scenario.seed);
-    tl = report::rerun_timeline(replay, f, t, cpus, observe::TimelineRecorder::kDefaultLimit);
+    tl = report::rerun_timeline(replay, f, t, cpus, observe::TimelineRecorder::kDefaultLimit,
+                                a.util);
   } catch (const report::InputError &e) {
     return bad(e.what());
   }
   if (tl.overflow)
     return bad(
-        fmt::format("the window [{}, {}) holds more than {} slices and wakeups; choose a "
+        fmt::format("the window [{}, {}) holds more than {} slices, wakeups and util samples; "
+                    "choose a "
                     "shorter one with --from/--to, or fewer CPUs with --cpus",
                     a.from.empty() ? "0" : a.from, a.to.empty() ? "..." : a.to,
                     observe::TimelineRecorder::kDefaultLimit));
@@ -104,6 +107,8 @@ Command add_timeline_command(CLI::App &app) {
   cmd->add_option("--from", a->from, "Window start, simulated time (e.g. 1s; default 0)");
   cmd->add_option("--to", a->to, "Window end (e.g. 1.02s; default --from + 50ms)");
   cmd->add_option("--cpus", a->cpus, "Only these CPUs (cpulist, e.g. 0-3,8)");
+  cmd->add_flag("--util", a->util,
+                "Draw each CPU's util_avg and util_est (PELT, 0-1024) over its lane");
   cmd->add_option("-o,--output", a->out, "SVG file to write")->required();
   cmd->allow_extras(false);
   return {cmd, [a] { return cmd_timeline(*a); }};

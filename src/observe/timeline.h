@@ -31,12 +31,25 @@ struct TimelineWakeup {
   bool is_new = false;  // sched_wakeup_new (a fork) rather than sched_wakeup
 };
 
+// A CPU's fair-queue utilisation (PELT, 0..1024) as the load-tracking tracepoints report it;
+// it holds until the next sample of the CPU.
+struct TimelineUtil {
+  int cpu = 0;
+  Time at = 0;
+  unsigned long util_avg = 0;
+  unsigned int util_est = 0;
+};
+
 struct Timeline {
   Time from = 0, to = 0;
   std::vector<TimelineCpu> cpus;  // the traced CPUs, by core then thread
   std::vector<TimelineSlice> slices;
   std::vector<TimelineWakeup> wakeups;
-  // More than the recorder's limit of slices + wakeups fell in the window: the lists stop there.
+  // Only when asked for (TimelineRecorder's `util`): by CPU, then time; each traced CPU's first
+  // sample is its value at `from` when one was known then.
+  std::vector<TimelineUtil> util;
+  // More than the recorder's limit of slices, wakeups and util samples fell in the window: the
+  // lists stop there.
   bool overflow = false;
 };
 

@@ -9,10 +9,13 @@ namespace schedlab::observe {
 using kernel::task_struct;
 
 TimelineRecorder::TimelineRecorder(const Topology &topo, Time from, Time to, std::vector<int> cpus,
-                                   std::size_t limit)
+                                   std::size_t limit, bool util)
     : traced_(traced_cpus(topo.nr_cpus(), cpus)),
       lanes_(static_cast<std::size_t>(topo.nr_cpus())),
-      limit_(limit) {
+      limit_(limit),
+      util_(util),
+      util_before_(static_cast<std::size_t>(topo.nr_cpus()), TimelineUtil{0, kTimeNever, 0, 0}),
+      util_started_(static_cast<std::size_t>(topo.nr_cpus()), 0) {
   t_.from = from;
   t_.to = to;
   for (int c = 0; c < topo.nr_cpus(); c++) {
@@ -26,7 +29,7 @@ TimelineRecorder::TimelineRecorder(const Topology &topo, Time from, Time to, std
 }
 
 bool TimelineRecorder::full() {
-  if (t_.slices.size() + t_.wakeups.size() < limit_) return false;
+  if (t_.slices.size() + t_.wakeups.size() + t_.util.size() < limit_) return false;
   t_.overflow = true;
   return true;
 }
@@ -81,6 +84,25 @@ void TimelineRecorder::sched_forceidle(Time now, int cpu, bool on) {
   }
 }
 
+void TimelineRecorder::add_util(Time now, int cpu, const kernel::sched_avg &avg) {
+  const auto c = static_cast<std::size_t>(cpu);
+  if (!traced_[c] || now >= t_.to) return;
+  const TimelineUtil u{cpu, now, avg.util_avg, avg.util_est};
+  if (now < t_.from) {
+    util_before_[c] = u;
+    return;
+  }
+  if (!util_started_[c]) {
+    util_started_[c] = 1;
+    // What the CPU's figures were when the window opened.
+    if (util_before_[c].at != kTimeNever && now > t_.from && !full()) {
+      util_before_[c].at = t_.from;
+      t_.util.push_back(util_before_[c]);
+    }
+  }
+  if (!full()) t_.util.push_back(u);
+}
+
 Timeline TimelineRecorder::finish(Time end) {
   for (std::size_t c = 0; c < lanes_.size(); c++) {
     Lane &l = lanes_[c];
@@ -89,6 +111,15 @@ Timeline TimelineRecorder::finish(Time end) {
       add_slice(TimelineSlice::ForcedIdle, static_cast<int>(c), l.forceidle_since, end, nullptr);
     l = Lane{};
   }
+  // A CPU whose figures did not change in the window keeps those from before it.
+  for (std::size_t c = 0; c < util_before_.size(); c++)
+    if (!util_started_[c] && util_before_[c].at != kTimeNever && !full()) {
+      util_before_[c].at = t_.from;
+      t_.util.push_back(util_before_[c]);
+    }
+  std::stable_sort(t_.util.begin(), t_.util.end(), [](const auto &a, const auto &b) {
+    return a.cpu != b.cpu ? a.cpu < b.cpu : a.at < b.at;
+  });
   // Slices are recorded as they end; draw and compare them in time order.
   std::stable_sort(t_.slices.begin(), t_.slices.end(), [](const auto &a, const auto &b) {
     return a.start != b.start ? a.start < b.start : a.cpu < b.cpu;

@@ -91,7 +91,7 @@ Rerun prepare_rerun(const std::string &scenario_file, const RunChoice &c) {
 }
 
 observe::Timeline rerun_timeline(const Rerun &r, Time from, Time to, const std::vector<int> &cpus,
-                                 std::size_t limit) {
+                                 std::size_t limit, bool util) {
   scenario::Scenario s = r.scenario;
   if (s.duration_ns == 0 || s.duration_ns > to) s.duration_ns = to;
   experiment::Simulation sim(s, r.config.name, r.config.kernel, r.seed);
@@ -99,7 +99,7 @@ observe::Timeline rerun_timeline(const Rerun &r, Time from, Time to, const std::
     if (c < 0 || c >= sim.kernel().nr_cpu_ids())
       throw InputError("--cpus: cpu " + std::to_string(c) + " does not exist (" +
                        std::to_string(sim.kernel().nr_cpu_ids()) + " CPUs)");
-  observe::TimelineRecorder rec(sim.kernel().topology(), from, to, cpus, limit);
+  observe::TimelineRecorder rec(sim.kernel().topology(), from, to, cpus, limit, util);
   sim.add_tracer(&rec);
   const experiment::RunResult res = sim.run();
   return rec.finish(res.metrics.end_ns);

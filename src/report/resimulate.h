@@ -49,10 +49,11 @@ struct Rerun {
 };
 Rerun prepare_rerun(const std::string &scenario_file, const RunChoice &c);
 
-// The schedule in [from, to) on `cpus` (empty = all; InputError for a CPU the machine lacks).
-// The run stops at `to`: nothing later can change what came before.
+// The schedule in [from, to) on `cpus` (empty = all; InputError for a CPU the machine lacks),
+// with the CPUs' utilisation if `util`. The run stops at `to`: nothing later can change what
+// came before.
 observe::Timeline rerun_timeline(const Rerun &r, Time from, Time to, const std::vector<int> &cpus,
-                                 std::size_t limit);
+                                 std::size_t limit, bool util = false);
 
 // A whole run's wakeup latency histogram, and when forced idle first starts at or after
 // `forceidle_after` (kTimeNever if it never does).

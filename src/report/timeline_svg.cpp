@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string_view>
+#include <tuple>
 
 #include "report/charts.h"
 #include "report/svg.h"
@@ -27,12 +29,15 @@ constexpr std::size_t kNrCookieColours = sizeof(kCookiePalette) / sizeof(kCookie
 constexpr const char *kUntagged = "#8da0b8";
 constexpr const char *kIdle = "#f3f4f6";
 constexpr const char *kWakeup = "#111";
+constexpr const char *kUtilAvg = "#111";
+constexpr const char *kUtilEst = "#c2185b";
 
 constexpr double kLeft = 110;  // core and CPU labels
 constexpr double kRight = 20;
 constexpr double kLaneH = 22;
 constexpr double kLaneGap = 8;  // room for the wakeup ticks above a lane
 constexpr double kCoreGap = 16;
+constexpr double kUtilH = 26;   // with utilisation: a strip under each lane, 1024 at its top
 constexpr double kCharW = 6.6;  // average width of an 11 px sans-serif character
 
 // Nanoseconds since 0 as milliseconds, exactly ("1002.345678 ms").
@@ -56,6 +61,7 @@ const char *cookie_colour(unsigned long cookie) {
 std::string timeline_svg(const Timeline &t, const TimelineSvgOptions &o) {
   // Lane geometry: siblings stacked, a wider gap between cores.
   std::map<int, double> lane_y;  // by CPU
+  const double util_h = t.util.empty() ? 0 : kUtilH + 2;
   double y = o.title.empty() ? 24 : 50;
   int prev_core = -1;
   std::vector<std::pair<int, double>> core_label;  // core, y of its first lane
@@ -63,7 +69,7 @@ std::string timeline_svg(const Timeline &t, const TimelineSvgOptions &o) {
     if (prev_core != -1 && c.core != prev_core) y += kCoreGap;
     if (c.core != prev_core) core_label.emplace_back(c.core, y);
     lane_y[c.cpu] = y;
-    y += kLaneH + kLaneGap;
+    y += kLaneH + util_h + kLaneGap;
     prev_core = c.core;
   }
   const double lanes_bottom = y - kLaneGap;
@@ -113,6 +119,12 @@ std::string timeline_svg(const Timeline &t, const TimelineSvgOptions &o) {
     svg.text(x0 - 8, ly + 15, fmt::format("cpu{}", c.cpu), {{"text-anchor", "end"}});
     svg.rect(x0, ly, x1 - x0, kLaneH, kIdle,
              {{"class", "lane"}, {"data-cpu", std::to_string(c.cpu)}});
+    if (util_h > 0) {
+      svg.rect(x0, ly + kLaneH + 2, x1 - x0, kUtilH, "#fff",
+               {{"stroke", "#d5d8dc"}, {"stroke-width", "0.5"}});
+      svg.text(x0 - 8, ly + kLaneH + 2 + kUtilH / 2 + 4, "util",
+               {{"text-anchor", "end"}, {"font-size", "10"}, {"fill", "#666"}});
+    }
   }
   svg.close();
   svg.open("g", {{"class", "slices"}});
@@ -169,6 +181,41 @@ std::string timeline_svg(const Timeline &t, const TimelineSvgOptions &o) {
   }
   svg.close();
 
+  // Utilisation in the strip under each lane, 0 at its bottom and 1024 at its top: a step line
+  // per signal, each value held until the CPU's next sample.
+  if (!t.util.empty()) {
+    svg.open("g", {{"class", "util"}, {"pointer-events", "none"}});
+    auto steps = [&](std::size_t first, std::size_t last, auto value, const char *colour,
+                     const char *dash) {
+      const double bottom = lane_y[t.util[first].cpu] + kLaneH + 2 + kUtilH;
+      auto vy = [&](unsigned long v) {
+        return bottom - static_cast<double>(std::min<unsigned long>(v, 1024)) / 1024 * kUtilH;
+      };
+      std::string d;
+      for (std::size_t i = first; i < last; i++) {
+        const double x = sx(t.util[i].at), y = vy(value(t.util[i]));
+        d += i == first ? fmt::format("M{},{}", px(x), px(y))
+                        : fmt::format(" H{} V{}", px(x), px(y));
+      }
+      d += fmt::format(" H{}", px(x1));
+      Attrs a{{"d", d}, {"fill", "none"}, {"stroke", colour}, {"stroke-width", "1.2"}};
+      if (dash) a.emplace_back("stroke-dasharray", dash);
+      svg.leaf("path", a);
+    };
+    for (std::size_t i = 0; i < t.util.size();) {
+      std::size_t j = i;
+      while (j < t.util.size() && t.util[j].cpu == t.util[i].cpu) j++;
+      if (lane_y.count(t.util[i].cpu)) {
+        steps(
+            i, j, [](const observe::TimelineUtil &u) { return u.util_avg; }, kUtilAvg, nullptr);
+        steps(
+            i, j, [](const observe::TimelineUtil &u) { return u.util_est; }, kUtilEst, "3,2");
+      }
+      i = j;
+    }
+    svg.close();
+  }
+
   // Legend: the cookies present, untagged, forced idle, wakeup, idle.
   std::set<unsigned long> cookies;
   for (const auto &s : t.slices)
@@ -190,6 +237,17 @@ std::string timeline_svg(const Timeline &t, const TimelineSvgOptions &o) {
                               px(legend_y - 10), px(lx + 5), px(legend_y + 1))},
             {"fill", kWakeup}});
   svg.text(lx + 16, legend_y, "wakeup");
+  lx += 16 + kCharW * 6 + 16;
+  if (!t.util.empty()) {
+    for (auto [colour, dash, label] :
+         {std::tuple{kUtilAvg, "", "util_avg"}, std::tuple{kUtilEst, "3,2", "util_est (0-1024)"}}) {
+      Attrs a;
+      if (*dash) a.emplace_back("stroke-dasharray", dash);
+      svg.line(lx, legend_y - 4, lx + 18, legend_y - 4, colour, 1.2, a);
+      svg.text(lx + 23, legend_y, label);
+      lx += 23 + kCharW * static_cast<double>(std::string_view(label).size()) + 16;
+    }
+  }
   svg.close();
   return svg.finish();
 }

@@ -36,6 +36,23 @@ assert len(tasks) > 10 and len({r.get("fill") for r in tasks}) >= 3
 for r in tasks:  # inside the plot, with a tooltip
     assert r.find(ns + "title") is not None and "pid" in r.find(ns + "title").text
 PY'
+"$bin" timeline "$sc" --config Cookie --seed 3 --from 1s --to 1.05s --util -o "$tmp/u.svg"; rc=$?
+check "--util: a util strip per lane with util_avg and util_est step lines, the schedule as before" \
+  '[ $rc -eq 0 ] && python3 - "$tmp/u.svg" "$tmp/a.svg" <<"PY"
+import sys, xml.etree.ElementTree as E
+ns = "{http://www.w3.org/2000/svg}"
+u, a = (E.parse(f).getroot() for f in sys.argv[1:])
+g = [x for x in u.iter(ns + "g") if x.get("class") == "util"]
+assert len(g) == 1
+lines = g[0].findall(ns + "path")
+assert len(lines) == 16, len(lines)  # 8 CPUs x (util_avg, util_est)
+assert sum(1 for p in lines if p.get("stroke-dasharray")) == 8
+texts = [t.text for t in u.iter(ns + "text")]
+assert "util_avg" in texts and texts.count("util") == 8
+title = lambda r: [(x.get("fill"), x.find(ns + "title").text) for x in r.iter(ns + "rect") if x.get("class") == "task"]
+assert title(u) == title(a)
+assert not [x for x in a.iter(ns + "g") if x.get("class") == "util"]
+PY'
 "$bin" timeline "$sc" --cpus 0,4 --to 10ms -o "$tmp/d.svg"; rc=$?
 check "--cpus 0,4 draws two lanes" '[ $rc -eq 0 ] && [ "$(grep -c "class=\"lane\"" "$tmp/d.svg")" -eq 2 ]'
 

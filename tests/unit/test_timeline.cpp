@@ -106,3 +106,38 @@ TEST(TimelineRecorder, StopsAtItsLimitAndSaysSo) {
   EXPECT_TRUE(t.overflow);
   EXPECT_EQ(t.wakeups.size(), 3u);
 }
+
+// With `util`, each traced CPU's utilisation in the window: a CPU starts from its value when the
+// window opened (its last sample before), and keeps it if nothing changes in the window.
+TEST(TimelineRecorder, UtilStartsFromTheValueBeforeTheWindow) {
+  Fixture f;
+  observe::TimelineRecorder off(f.topo, 10 * ms, 20 * ms);
+  EXPECT_FALSE(off.traces_pelt());
+  observe::TimelineRecorder rec(f.topo, 10 * ms, 20 * ms, {0, 1, 2}, 100, /*util=*/true);
+  EXPECT_TRUE(rec.traces_pelt());
+  auto avg = [](unsigned long util, unsigned int est) {
+    kernel::sched_avg a;
+    a.util_avg = util;
+    a.util_est = est;
+    return a;
+  };
+  rec.pelt_cfs(5 * ms, 0, 0, avg(100, 0));        // cpu0 before the window: its start value
+  rec.util_est_cfs(8 * ms, 0, 0, avg(120, 300));  // ... replaced by this one
+  rec.pelt_cfs(12 * ms, 0, 0, avg(140, 300));
+  rec.util_est_cfs(15 * ms, 2, 0, avg(150, 0));  // fired on cpu2, about cpu0's queue
+  rec.pelt_cfs(25 * ms, 0, 0, avg(900, 0));      // after the window: dropped
+  rec.pelt_cfs(9 * ms, 1, 1, avg(700, 800));     // cpu1: nothing in the window
+  rec.pelt_cfs(11 * ms, 2, 2, avg(50, 0));       // cpu2: nothing before
+  rec.pelt_cfs(12 * ms, 3, 3, avg(60, 0));       // cpu3 is not traced
+  const observe::Timeline t = rec.finish(30 * ms);
+  ASSERT_EQ(t.util.size(), 5u);  // by CPU, then time
+  auto is = [](const observe::TimelineUtil &u, int cpu, Time at, unsigned long util,
+               unsigned int est) {
+    return u.cpu == cpu && u.at == at && u.util_avg == util && u.util_est == est;
+  };
+  EXPECT_TRUE(is(t.util[0], 0, 10 * ms, 120, 300));
+  EXPECT_TRUE(is(t.util[1], 0, 12 * ms, 140, 300));
+  EXPECT_TRUE(is(t.util[2], 0, 15 * ms, 150, 0));
+  EXPECT_TRUE(is(t.util[3], 1, 10 * ms, 700, 800));
+  EXPECT_TRUE(is(t.util[4], 2, 11 * ms, 50, 0));
+}
