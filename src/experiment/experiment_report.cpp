@@ -137,6 +137,7 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
       const double base = stats::mean(first);
       pc.change_pct = 100.0 * p.mean_diff / base;
       pc.change_ci95_pct = 100.0 * p.ci95 / base;
+      pc.sign = stats::sign_test(x, first);
       ms.configs.push_back(pc);
     }
     st.metrics.push_back(std::move(ms));
@@ -153,6 +154,12 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
     st.comparisons.push_back(std::move(cs));
   }
   return st;
+}
+
+// Two significant digits, and "< 0.001" below that: more digits claim what the test cannot.
+static std::string p_value(double p) {
+  if (p < 0.001) return "< 0.001";
+  return fmt::format("{:.2g}", p);
 }
 
 std::string not_summarised(const IncompleteMetric &im) {
@@ -240,7 +247,8 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
   for (const auto &ms : st.metrics) {
     std::vector<std::vector<std::string>> rows;
     rows.push_back({kBenchMetrics[ms.index].label, "Mean ± CI95",
-                    "Change vs " + st.configs.front().name + " ± CI95 (paired)"});
+                    "Change vs " + st.configs.front().name + " ± CI95 (paired)",
+                    "Lower/higher runs (sign test p)"});
     for (std::size_t c = 0; c < ms.configs.size(); c++) {
       const auto &pc = ms.configs[c];
       const bool sec = ms.index == 0;
@@ -248,16 +256,18 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
         return sec ? fmt::format("{:.4f}", v) : fmt::format("{:.1f}", v);
       };
       const std::string ci = std::isfinite(pc.ci95) ? val(pc.ci95) : "n/a";
-      std::string change = "";
-      if (c > 0)
+      std::string change = "", sign = "";
+      if (c > 0) {
         change = fmt::format("{:+.1f} % ± {}", pc.change_pct,
                              std::isfinite(pc.change_ci95_pct)
                                  ? fmt::format("{:.1f} %", pc.change_ci95_pct)
                                  : std::string("n/a"));
-      rows.push_back({st.configs[c].name, val(pc.mean) + " ± " + ci, change});
+        sign = fmt::format("{}/{} (p {})", pc.sign.lower, pc.sign.higher, p_value(pc.sign.p));
+      }
+      rows.push_back({st.configs[c].name, val(pc.mean) + " ± " + ci, change, sign});
     }
     out += "\n";
-    out += render(rows, {0, 0, 0});
+    out += render(rows, {0, 0, 0, 0});
   }
   if (!st.stuck.empty()) {
     out += fmt::format(
@@ -325,6 +335,11 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
       jc["ci95_" + key] = num(pc.ci95);
       jc["change_pct_" + key] = num(pc.change_pct);
       jc["change_ci95_pct_" + key] = num(pc.change_ci95_pct);
+      if (c > 0) {
+        jc["lower_runs_" + key] = pc.sign.lower;
+        jc["higher_runs_" + key] = pc.sign.higher;
+        jc["sign_test_p_" + key] = num(pc.sign.p);
+      }
     }
     configs.push_back(std::move(jc));
   }

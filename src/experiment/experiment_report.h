@@ -34,6 +34,7 @@ struct MetricStats {
   std::size_t index = 0;  // into kBenchMetrics
   struct PerConfig {
     double mean = 0, ci95 = 0, change_pct = 0, change_ci95_pct = 0;
+    stats::SignTest sign;  // against the first configuration, seed by seed
   };
   std::vector<PerConfig> configs;
 };

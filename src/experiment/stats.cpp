@@ -96,6 +96,41 @@ Paired paired(const std::vector<double> &x, const std::vector<double> &base) {
   return Paired{mean(d), ci95(d)};
 }
 
+SignTest sign_test(const std::vector<double> &x, const std::vector<double> &base) {
+  if (x.size() != base.size()) throw std::invalid_argument("sign_test: samples differ in size");
+  SignTest s;
+  for (std::size_t i = 0; i < x.size(); i++) {
+    if (x[i] < base[i])
+      s.lower++;
+    else if (x[i] > base[i])
+      s.higher++;
+    else
+      s.ties++;
+  }
+  const std::size_t n = s.lower + s.higher, k = std::min(s.lower, s.higher);
+  if (n == 0 || 2 * k == n) return s;
+  // P(X <= k) for X ~ Binomial(n, 1/2). Up to n = 1000 by the recurrence C(n, i+1) / 2^n =
+  // C(n, i) / 2^n * (n - i) / (i + 1), from 2^-n (exact, and small p-values come out exact);
+  // beyond, where 2^-n would underflow, each term from log-gamma.
+  const double nd = static_cast<double>(n);
+  double tail = 0;
+  if (n <= 1000) {
+    double term = std::ldexp(1.0, -static_cast<int>(n));
+    for (std::size_t i = 0; i <= k; i++) {
+      tail += term;
+      term = term * static_cast<double>(n - i) / static_cast<double>(i + 1);
+    }
+  } else {
+    for (std::size_t i = 0; i <= k; i++) {
+      const double id = static_cast<double>(i);
+      tail += std::exp(std::lgamma(nd + 1) - std::lgamma(id + 1) - std::lgamma(nd - id + 1) -
+                       nd * std::log(2.0));
+    }
+  }
+  s.p = std::min(1.0, 2 * tail);
+  return s;
+}
+
 double percentile_sorted(const std::vector<double> &sorted, double p) {
   if (sorted.empty()) return kNaN;
   const double h = p * static_cast<double>(sorted.size() - 1);

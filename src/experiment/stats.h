@@ -32,6 +32,16 @@ struct Paired {
 };
 Paired paired(const std::vector<double> &x, const std::vector<double> &base);
 
+// The sign test of paired samples: in how many pairs x_i is below or above base_i (ties
+// dropped), and the exact two-sided binomial p-value of so many on one side if either were as
+// likely (1 when no pair differs). Distribution-free, so it holds for heavy tails (a p99.9 set
+// by a few seeds) where the t interval of `paired` is only approximate.
+struct SignTest {
+  std::size_t lower = 0, higher = 0, ties = 0;
+  double p = 1;
+};
+SignTest sign_test(const std::vector<double> &x, const std::vector<double> &base);
+
 // Percentile (0..1) of sorted values, linear interpolation between order statistics (R type 7).
 double percentile_sorted(const std::vector<double> &sorted, double p);
 

@@ -103,6 +103,39 @@ TEST(Stats, PairedDifference) {
   EXPECT_LT(p.ci95, stats::ci95({10, 12, 11, 13}));
 }
 
+// Exact binomial tails: all of 10 pairs on one side is p = 2 / 2^10; 8 of 10 is
+// 2 * (1 + 10 + 45) / 1024; an even split is 1; ties do not count.
+TEST(Stats, SignTest) {
+  const std::vector<double> base(12, 5.0);
+  std::vector<double> x(12, 4.0);
+  x[10] = x[11] = 5.0;  // two ties
+  stats::SignTest s = stats::sign_test(x, base);
+  EXPECT_EQ(s.lower, 10u);
+  EXPECT_EQ(s.higher, 0u);
+  EXPECT_EQ(s.ties, 2u);
+  EXPECT_NEAR(s.p, 2.0 / 1024, 1e-12);
+  x[0] = x[1] = 6.0;
+  s = stats::sign_test(x, base);
+  EXPECT_EQ(s.lower, 8u);
+  EXPECT_EQ(s.higher, 2u);
+  EXPECT_NEAR(s.p, 2.0 * 56 / 1024, 1e-12);
+  for (int i = 0; i < 5; i++) x[static_cast<std::size_t>(i)] = 6.0;
+  EXPECT_EQ(stats::sign_test(x, base).p, 1.0);  // 5 and 5
+  EXPECT_EQ(stats::sign_test(base, base).p, 1.0);
+  // Large n stays finite and symmetric, on both sides of the switch to log-gamma at n = 1000:
+  // 40 % below is z = -6.3 at n = 1000 (p ~ 3e-10) and z = -6.6 at 1100.
+  for (std::size_t n : {1000u, 1100u}) {
+    std::vector<double> b(n, 0.0), y(n, 1.0);
+    for (std::size_t i = 0; i < n * 2 / 5; i++) y[i] = -1.0;
+    const double p = stats::sign_test(y, b).p;
+    EXPECT_GT(p, 1e-12) << n;
+    EXPECT_LT(p, 1e-9) << n;
+    EXPECT_NEAR(stats::sign_test(b, y).p, p, p * 1e-9) << n;
+  }
+  std::vector<double> b(1000, 0.0), y(1000, 1.0);
+  EXPECT_THROW(stats::sign_test(y, base), std::invalid_argument);
+}
+
 TEST(Stats, OverheadCut) {
   // Overheads 2 and 1 over the reference on every seed: the patch cuts it by exactly 50 %.
   const auto c = stats::overhead_cut({12, 13, 14}, {11, 12, 13}, {10, 11, 12});
