@@ -27,6 +27,20 @@ for key in mean_completion_time_s ci95_completion_time_s overhead_ci95_s mean_fo
   check "JSON has $key" grep -q "\"$key\"" "$tmp/a.json"
 done
 
+# The sign test beside each benchmark metric's paired change: counts that add up to the runs
+# (ties aside), a p-value in (0, 1], and the same split in the table.
+"$bin" experiment "$src/scenarios/hackbench-small.toml" --runs 6 --json "$tmp/hb.json" >"$tmp/hb.txt"
+python3 - "$tmp/hb.json" "$tmp/hb.txt" <<"PY"
+import json, sys
+d = json.load(open(sys.argv[1])); text = open(sys.argv[2]).read()
+first, second = d["configs"][0], d["configs"][1]
+assert "lower_runs_hackbench_time_s" not in first
+lo, hi, p = (second[k + "hackbench_time_s"] for k in ("lower_runs_", "higher_runs_", "sign_test_p_"))
+assert lo + hi <= 6 and 0 < p <= 1, (lo, hi, p)
+assert "Lower/higher runs (sign test p)" in text and f"{lo}/{hi} (p " in text
+PY
+check "sign test of the hackbench time: JSON counts, p and the table's column" [ $? -eq 0 ]
+
 bad() {  # expected substring, then the arguments
   local want=$1; shift; n=$((n+1))
   local got; got=$("$bin" experiment "$@" 2>&1 >/dev/null); local rc=$?
