@@ -156,8 +156,8 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
   return st;
 }
 
-// Two significant digits, and "< 0.001" below that: more digits claim what the test cannot.
-static std::string p_value(double p) {
+// More digits would claim what the test cannot.
+std::string format_p_value(double p) {
   if (p < 0.001) return "< 0.001";
   return fmt::format("{:.2g}", p);
 }
@@ -262,7 +262,8 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
                              std::isfinite(pc.change_ci95_pct)
                                  ? fmt::format("{:.1f} %", pc.change_ci95_pct)
                                  : std::string("n/a"));
-        sign = fmt::format("{}/{} (p {})", pc.sign.lower, pc.sign.higher, p_value(pc.sign.p));
+        sign =
+            fmt::format("{}/{} (p {})", pc.sign.lower, pc.sign.higher, format_p_value(pc.sign.p));
       }
       rows.push_back({st.configs[c].name, val(pc.mean) + " ± " + ci, change, sign});
     }

@@ -53,6 +53,9 @@ struct StuckRun {
   u64 seed = 0, tasks = 0;
 };
 
+// A p-value as the tables print it: two significant digits, "< 0.001" below that.
+std::string format_p_value(double p);
+
 // "hackbench time (s): not summarised, 1 of 40 runs have no value", for the experiment and sweep
 // tables.
 std::string not_summarised(const IncompleteMetric &im);

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "experiment/experiment.h"
+#include "experiment/experiment_report.h"
 #include "report/svg.h"
 
 namespace schedlab::report {
@@ -164,6 +165,9 @@ std::string experiment_page(const json &j, const ReportExtras &x) {
     if (configs.empty() || !configs[0].contains("mean_" + key)) continue;
     Table mt;
     mt.head = {m.label, "Mean ± CI95", "Change vs " + first + " ± CI95 (paired)"};
+    // The sign test, from version 0.7.1's JSON on.
+    const bool sign = configs.size() > 1 && configs[1].contains("sign_test_p_" + key);
+    if (sign) mt.head.push_back("Lower/higher runs (sign test p)");
     const bool sec = key == "hackbench_time_s";
     auto val = [&](const json &v) {
       return !v.is_number() ? std::string("n/a")
@@ -180,6 +184,15 @@ std::string experiment_page(const json &j, const ReportExtras &x) {
       }
       mt.rows.push_back({jc.at("name").get<std::string>(),
                          val(jc.at("mean_" + key)) + " ± " + val(jc.at("ci95_" + key)), change});
+      if (sign) {
+        const json &p = jc.value("sign_test_p_" + key, json());
+        mt.rows.back().push_back(
+            c == 0 ? std::string()
+                   : fmt::format("{}/{} (p {})", jc.value("lower_runs_" + key, 0),
+                                 jc.value("higher_runs_" + key, 0),
+                                 p.is_number() ? experiment::format_p_value(p.get<double>())
+                                               : std::string("n/a")));
+      }
     }
     b += table_html(mt);
   }
