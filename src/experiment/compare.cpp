@@ -118,6 +118,8 @@ void compare_runs(Builder &bl, const ordered_json &a, const ordered_json &b) {
   bl.add("mean avg_idle (ns)", a, b, "mean_avg_idle_ns", true);
   bl.add("select_idle_sibling idle tests per call", a, b, "select_idle_sibling.idle_tests_per_call",
          true);
+  bl.add("select_idle_sibling onto another cookie's core", a, b,
+         "select_idle_sibling.cookie_mismatch", true);
   // Benchmark models' own metrics.
   bl.add("hackbench time (s)", a, b, "hackbench_time_s");
   bl.add("hackbench messages", a, b, "hackbench_messages");

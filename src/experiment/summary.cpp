@@ -121,6 +121,21 @@ std::string run_summary(const RunResult &r, const scenario::Scenario &s) {
         100.0 * static_cast<double>(m.forceidle_ns) / static_cast<double>(std::max<Time>(1, total)),
         static_cast<double>(charged) / 1e9);
   }
+  if (r.sis.calls) {
+    // Where wakeups were placed, and how often onto a core running another cookie: what the
+    // fast-path cookie checks (CORE_COOKIE_FASTPATH*) change.
+    const double calls = static_cast<double>(r.sis.calls);
+    std::string steps;
+    for (int s = 0; s < kernel::Kernel::NR_SIS_STEPS; s++)
+      steps += fmt::format(
+          "{} {} {:.1f}%", s ? "," : "", kernel::Kernel::kSisStepNames[s],
+          100.0 * static_cast<double>(r.sis.by_step[static_cast<std::size_t>(s)]) / calls);
+    out += fmt::format("select_idle_sibling: {} calls; chose{}", r.sis.calls, steps);
+    if (m.forceidle_ns || r.sis.cookie_mismatch)
+      out += fmt::format("; onto a core running another cookie {:.1f}%",
+                         100.0 * static_cast<double>(r.sis.cookie_mismatch) / calls);
+    out += "\n";
+  }
   if (m.tasks.size() <= 32) {
     out += fmt::format("{:>6} {:<16} {:>12} {:>12} {:>12} {:>6} {:>7}\n", "pid", "comm",
                        "runtime_ms", "wait_ms", "sleep_ms", "migr", "switch");

@@ -262,10 +262,15 @@ int Kernel::select_idle_cpu(task_struct *p, sched_domain *sd, bool has_idle_core
 }
 
 int Kernel::select_idle_sibling(task_struct *p, int prev, int target) {
-  sis_calls_++;
+  sis_.calls++;
   in_sis_ = true;
   const int cpu = __select_idle_sibling(p, prev, target);
   in_sis_ = false;
+  sis_.by_step[sis_step_]++;
+  if (sched_core_active_ && !sched_core_cookie_match(cpu_rq(cpu), p)) {
+    sis_.cookie_mismatch++;
+    sis_.cookie_mismatch_by_step[sis_step_]++;
+  }
   return cpu;
 }
 
@@ -275,15 +280,20 @@ int Kernel::__select_idle_sibling(task_struct *p, int prev, int target) {
 
   // (1) The target (the waker's CPU or prev) is idle.
   if ((available_idle_cpu(target) || sched_idle_cpu(target)) &&
-      sis_fastpath_cookie_ok(target, p, target))
+      sis_fastpath_cookie_ok(target, p, target)) {
+    sis_step_ = SIS_TARGET;
     return target;
+  }
 
   // (2) prev is idle and shares the cache with target: its cache may still be warm.
   int prev_aff = -1;
   if (prev != target && cpus_share_cache(prev, target) &&
       (available_idle_cpu(prev) || sched_idle_cpu(prev)) &&
       sis_fastpath_cookie_ok(prev, p, target)) {
-    if (!cluster_active_ || cpus_share_resources(prev, target)) return prev;
+    if (!cluster_active_ || cpus_share_resources(prev, target)) {
+      sis_step_ = SIS_PREV;
+      return prev;
+    }
     prev_aff = prev;
   }
 
@@ -296,13 +306,17 @@ int Kernel::__select_idle_sibling(task_struct *p, int prev, int target) {
       cpus_share_cache(recent_used_cpu, target) &&
       (available_idle_cpu(recent_used_cpu) || sched_idle_cpu(recent_used_cpu)) &&
       sis_fastpath_cookie_ok(recent_used_cpu, p, target) && p->cpus_mask.test(recent_used_cpu)) {
-    if (!cluster_active_ || cpus_share_resources(recent_used_cpu, target)) return recent_used_cpu;
+    if (!cluster_active_ || cpus_share_resources(recent_used_cpu, target)) {
+      sis_step_ = SIS_RECENT;
+      return recent_used_cpu;
+    }
   } else {
     recent_used_cpu = -1;
   }
 
   // (6) Scan the target's LLC.
   sched_domain *sd = sd_llc(target);
+  sis_step_ = SIS_FALLBACK;
   if (!sd) return target;
 
   bool has_idle_core = false;
@@ -311,15 +325,22 @@ int Kernel::__select_idle_sibling(task_struct *p, int prev, int target) {
     // (7) No idle core anywhere: an idle sibling of prev keeps the cache warm.
     if (!has_idle_core && cpus_share_cache(prev, target)) {
       const int i = select_idle_smt(p, sd, prev);
-      if (i >= 0) return i;
+      if (i >= 0) {
+        sis_step_ = SIS_SMT;
+        return i;
+      }
     }
   }
 
   // (8)
   const int i = select_idle_cpu(p, sd, has_idle_core, target);
-  if (i >= 0) return i;
+  if (i >= 0) {
+    sis_step_ = SIS_SCAN;
+    return i;
+  }
 
   // (9) Nothing idle: fall back to what looked best before the scan.
+  sis_step_ = SIS_FALLBACK;
   if (prev_aff >= 0) return prev_aff;
   if (recent_used_cpu >= 0) return recent_used_cpu;
   return target;

@@ -4,6 +4,7 @@
 // schedule, try_to_wake_up, tick), fair.cpp (EEVDF), fair_wakeup.cpp (select_task_rq_fair and
 // the idle-CPU search), fair_balance.cpp (balancing), idle.cpp, pelt.cpp, topology.cpp.
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
 #include <span>
@@ -90,14 +91,24 @@ class Kernel {
   // No vCPU preemption on bare metal. Counts its uses inside select_idle_sibling(): the
   // idle-CPU search work a placement costs.
   bool available_idle_cpu(int cpu) const {
-    if (in_sis_) sis_idle_tests_++;
+    if (in_sis_) sis_.idle_tests++;
     return idle_cpu(cpu);
   }
+  // Which step of select_idle_sibling() chose the CPU (schedstat-like counters, read by no
+  // decision).
+  enum SisStep { SIS_TARGET, SIS_PREV, SIS_RECENT, SIS_SMT, SIS_SCAN, SIS_FALLBACK, NR_SIS_STEPS };
+  static constexpr const char *kSisStepNames[NR_SIS_STEPS] = {"target", "prev", "recent_used",
+                                                              "smt",    "scan", "fallback"};
   struct SisStats {
     u64 calls = 0;       // select_idle_sibling() calls
     u64 idle_tests = 0;  // available_idle_cpu() tests made by them (cookie checks included)
+    std::array<u64, NR_SIS_STEPS> by_step{};
+    // Choices whose core then ran another cookie than the task's (sched_core_cookie_match()
+    // false): the task will wait for the core or force its sibling idle. In all, and by step.
+    u64 cookie_mismatch = 0;
+    std::array<u64, NR_SIS_STEPS> cookie_mismatch_by_step{};
   };
-  SisStats sis_stats() const { return SisStats{sis_calls_, sis_idle_tests_}; }
+  SisStats sis_stats() const { return sis_; }
   bool sched_idle_cpu(int cpu) const;
   bool cpus_share_cache(int a, int b) const;
   bool cpus_share_resources(int a, int b) const;
@@ -414,14 +425,14 @@ class Kernel {
   u64 nohz_next_blocked_ = 0;         // nohz.next_blocked (jiffies): the next stats pass
   int nohz_nr_cpus_ = 0;              // nohz.nr_cpus: CPUs in nohz.idle_cpus_mask
   bool in_sis_ = false;
-  CpuMask select_rq_mask_;  // select_idle_cpu()'s scratch set of CPUs to scan
-  CpuMask nohz_idle_cpus_;  // NOHZ idle balancing's set of CPUs to balance for, this pass
-  u64 sis_calls_ = 0;
-  mutable u64 sis_idle_tests_ = 0;
+  CpuMask select_rq_mask_;          // select_idle_cpu()'s scratch set of CPUs to scan
+  CpuMask nohz_idle_cpus_;          // NOHZ idle balancing's set of CPUs to balance for, this pass
   bool sched_core_active_ = false;  // the __sched_core_enabled static key
   unsigned long next_cookie_ = 1;
   std::map<unsigned long, int> cookie_refs_;  // live cookies and their reference counts
   int this_cpu_ = 0;                          // smp_processor_id() of the code being run
+  SisStep sis_step_ = SIS_TARGET;  // the step of the select_idle_sibling() call in progress
+  mutable SisStats sis_;
 };
 
 inline unsigned long Kernel::cpu_util(int cpu, const task_struct *p, int dst_cpu,

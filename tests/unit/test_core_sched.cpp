@@ -223,6 +223,14 @@ struct FastPath : ::testing::TestWithParam<const char *> {
   }
   // The core's cookie is p's, or the whole core is idle.
   bool compatible(int cpu) { return f->k.sched_core_cookie_match(f->k.cpu_rq(cpu), p); }
+  // The select_idle_sibling() counters tell which step chose, and whether the core it chose ran
+  // another cookie: `step` and a mismatch without the patch, neither with it.
+  void expect_counted(bool patched, Kernel::SisStep step) {
+    const Kernel::SisStats s = f->k.sis_stats();
+    EXPECT_EQ(s.calls, 1u);
+    EXPECT_EQ(s.by_step[step], patched ? 0u : 1u);
+    EXPECT_EQ(s.cookie_mismatch, patched ? 0u : 1u);
+  }
 };
 }  // namespace
 
@@ -235,6 +243,7 @@ TEST_P(FastPath, TargetStep) {
       EXPECT_TRUE(compatible(cpu) && cpu != 5) << cpu;
     else
       EXPECT_EQ(cpu, 5);
+    expect_counted(patched, Kernel::SIS_TARGET);
   }
 }
 
@@ -249,6 +258,7 @@ TEST_P(FastPath, PrevStep) {
       EXPECT_TRUE(compatible(cpu) && cpu != 5) << cpu;
     else
       EXPECT_EQ(cpu, 5);
+    expect_counted(patched, Kernel::SIS_PREV);
   }
 }
 
@@ -263,6 +273,7 @@ TEST_P(FastPath, RecentUsedCpuStep) {
       EXPECT_TRUE(compatible(cpu) && cpu != 5) << cpu;
     else
       EXPECT_EQ(cpu, 5);
+    expect_counted(patched, Kernel::SIS_RECENT);
   }
 }
 
