@@ -157,9 +157,11 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
 }
 
 // More digits would claim what the test cannot.
-std::string format_p_value(double p) {
-  if (p < 0.001) return "< 0.001";
-  return fmt::format("{:.2g}", p);
+std::string format_sign_test(const stats::SignTest &s) {
+  const std::string p = !std::isfinite(s.p) ? "n/a"
+                        : s.p < 0.001       ? "< 0.001"
+                                            : fmt::format("{:.2g}", s.p);
+  return fmt::format("{}/{} (p {})", s.lower, s.higher, p);
 }
 
 std::string not_summarised(const IncompleteMetric &im) {
@@ -262,8 +264,7 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
                              std::isfinite(pc.change_ci95_pct)
                                  ? fmt::format("{:.1f} %", pc.change_ci95_pct)
                                  : std::string("n/a"));
-        sign =
-            fmt::format("{}/{} (p {})", pc.sign.lower, pc.sign.higher, format_p_value(pc.sign.p));
+        sign = format_sign_test(pc.sign);
       }
       rows.push_back({st.configs[c].name, val(pc.mean) + " ± " + ci, change, sign});
     }

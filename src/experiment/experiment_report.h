@@ -53,8 +53,9 @@ struct StuckRun {
   u64 seed = 0, tasks = 0;
 };
 
-// A p-value as the tables print it: two significant digits, "< 0.001" below that.
-std::string format_p_value(double p);
+// A sign test as the tables print it, "48/46 (p 0.92)": lower/higher runs, and the p-value to
+// two significant digits ("< 0.001" below that; "n/a" for a NaN read from an older JSON).
+std::string format_sign_test(const stats::SignTest &s);
 
 // "hackbench time (s): not summarised, 1 of 40 runs have no value", for the experiment and sweep
 // tables.

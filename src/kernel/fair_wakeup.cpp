@@ -316,8 +316,10 @@ int Kernel::__select_idle_sibling(task_struct *p, int prev, int target) {
 
   // (6) Scan the target's LLC.
   sched_domain *sd = sd_llc(target);
-  sis_step_ = SIS_FALLBACK;
-  if (!sd) return target;
+  if (!sd) {
+    sis_step_ = SIS_FALLBACK;
+    return target;
+  }
 
   bool has_idle_core = false;
   if (sched_smt_active()) {

@@ -80,7 +80,7 @@ void FtraceWriter::sched_switch(Time t, int cpu, const task_struct *prev, unsign
 }
 
 void FtraceWriter::sched_waking(Time t, int this_cpu, const task_struct *p) {
-  if (!prefix(t, this_cpu, k_.cpu_rq(this_cpu)->curr)) return;
+  if (!prefix(t, this_cpu)) return;
   std::fprintf(out_, "sched_waking: comm=%s pid=%d prio=%d target_cpu=%03d\n",
                trace_comm(p, false).c_str(), p->pid, trace_prio(p), p->cpu);
 }
@@ -88,16 +88,14 @@ void FtraceWriter::sched_waking(Time t, int this_cpu, const task_struct *p) {
 // ttwu_do_activate() fires it where it runs: on the target after a wakelist IPI, else on the
 // waker.
 void FtraceWriter::sched_wakeup(Time t, const task_struct *p, int cpu) {
-  const int here = k_.this_cpu();
-  if (!prefix(t, here, k_.cpu_rq(here)->curr)) return;
+  if (!prefix(t, k_.this_cpu())) return;
   std::fprintf(out_, "sched_wakeup: comm=%s pid=%d prio=%d target_cpu=%03d\n",
                trace_comm(p, false).c_str(), p->pid, trace_prio(p), cpu);
 }
 
 // On the parent's CPU, which runs wake_up_new_task().
 void FtraceWriter::sched_wakeup_new(Time t, const task_struct *p, int cpu) {
-  const int here = k_.this_cpu();
-  if (!prefix(t, here, k_.cpu_rq(here)->curr)) return;
+  if (!prefix(t, k_.this_cpu())) return;
   std::fprintf(out_, "sched_wakeup_new: comm=%s pid=%d prio=%d target_cpu=%03d\n",
                trace_comm(p, false).c_str(), p->pid, trace_prio(p), cpu);
 }
@@ -105,8 +103,7 @@ void FtraceWriter::sched_wakeup_new(Time t, const task_struct *p, int cpu) {
 // set_task_cpu() fires it on the CPU that moves the task: the waker, the balancing CPU (the
 // NOHZ balancer for an idle CPU), the stopper's CPU, a CPU stealing a cookie's task.
 void FtraceWriter::sched_migrate_task(Time t, const task_struct *p, int orig, int dest) {
-  const int cpu = k_.this_cpu();
-  if (!prefix(t, cpu, k_.cpu_rq(cpu)->curr)) return;
+  if (!prefix(t, k_.this_cpu())) return;
   std::fprintf(out_, "sched_migrate_task: comm=%s pid=%d prio=%d orig_cpu=%d dest_cpu=%d\n",
                trace_comm(p, false).c_str(), p->pid, trace_prio(p), orig, dest);
 }
@@ -128,20 +125,20 @@ void FtraceWriter::sched_process_exit(Time t, const task_struct *p) {
 
 // Counters go through the trace marker, as user space would write them: C|pid|name|value.
 void FtraceWriter::sched_forceidle(Time t, int cpu, bool on) {
-  if (!prefix(t, cpu, k_.cpu_rq(cpu)->curr)) return;
+  if (!prefix(t, cpu)) return;
   std::fprintf(out_, "tracing_mark_write: C|0|forceidle_cpu%d|%d\n", cpu, on ? 1 : 0);
 }
 
 void FtraceWriter::sched_core_cookie(Time t, const task_struct *p, unsigned long old,
                                      unsigned long cookie) {
-  if (!prefix(t, p->cpu, k_.cpu_rq(p->cpu)->curr)) return;
+  if (!prefix(t, p->cpu)) return;
   std::fprintf(out_, "tracing_mark_write: sched_core_cookie: comm=%s pid=%d old=%lu cookie=%lu\n",
                trace_comm(p, false).c_str(), p->pid, old, cookie);
 }
 
 void FtraceWriter::sched_core_pick(Time t, int cpu, const task_struct *max, unsigned long cookie,
                                    unsigned int forceidle) {
-  if (!prefix(t, cpu, k_.cpu_rq(cpu)->curr)) return;
+  if (!prefix(t, cpu)) return;
   std::fprintf(out_,
                "tracing_mark_write: sched_core_pick: core=%d max_comm=%s max_pid=%d cookie=%lu "
                "forceidle=%u\n",
@@ -153,7 +150,7 @@ void FtraceWriter::sched_core_pick(Time t, int cpu, const task_struct *max, unsi
 // (one util_est field). Tasks and queues are in the root task group: a queue's path is "/",
 // and a task's entity has no group queue, which the module prints as "(null)".
 void FtraceWriter::pelt_cfs(Time t, int this_cpu, int cpu, const kernel::sched_avg &avg) {
-  if (!prefix(t, this_cpu, k_.cpu_rq(this_cpu)->curr)) return;
+  if (!prefix(t, this_cpu)) return;
   std::fprintf(out_,
                "lisa__sched_pelt_cfs: cpu=%d path=/ load=%lu util=%lu update_time=%llu "
                "runnable=%lu\n",
@@ -162,7 +159,7 @@ void FtraceWriter::pelt_cfs(Time t, int this_cpu, int cpu, const kernel::sched_a
 }
 
 void FtraceWriter::pelt_se(Time t, int this_cpu, const task_struct *p) {
-  if (!prefix(t, this_cpu, k_.cpu_rq(this_cpu)->curr)) return;
+  if (!prefix(t, this_cpu)) return;
   const kernel::sched_avg &avg = p->se.avg;
   std::fprintf(out_,
                "lisa__sched_pelt_se: cpu=%d path=(null) comm=%s pid=%d load=%lu util=%lu "
@@ -172,13 +169,13 @@ void FtraceWriter::pelt_se(Time t, int this_cpu, const task_struct *p) {
 }
 
 void FtraceWriter::util_est_cfs(Time t, int this_cpu, int cpu, const kernel::sched_avg &avg) {
-  if (!prefix(t, this_cpu, k_.cpu_rq(this_cpu)->curr)) return;
+  if (!prefix(t, this_cpu)) return;
   std::fprintf(out_, "lisa__sched_util_est_cfs: cpu=%d path=/ util=%lu util_est=%u\n", cpu,
                avg.util_avg, avg.util_est);
 }
 
 void FtraceWriter::util_est_se(Time t, int this_cpu, const task_struct *p) {
-  if (!prefix(t, this_cpu, k_.cpu_rq(this_cpu)->curr)) return;
+  if (!prefix(t, this_cpu)) return;
   std::fprintf(out_,
                "lisa__sched_util_est_se: cpu=%d path=(null) comm=%s pid=%d util=%lu "
                "util_est=%u\n",

@@ -45,6 +45,8 @@ class FtraceWriter : public kernel::TraceSink {
   // "comm-pid [cpu] d... sec.usec: " for the task current on cpu.
   // Returns false (printing nothing) outside the window or the traced CPUs.
   bool prefix(Time t, int cpu, const kernel::task_struct *current);
+  // ... for the task the CPU runs now.
+  bool prefix(Time t, int cpu) { return prefix(t, cpu, k_.cpu_rq(cpu)->curr); }
   const kernel::Kernel &k_;
   std::FILE *out_;
   Time from_, to_;

@@ -92,15 +92,16 @@ void TimelineRecorder::add_util(Time now, int cpu, const kernel::sched_avg &avg)
     util_before_[c] = u;
     return;
   }
-  if (!util_started_[c]) {
-    util_started_[c] = 1;
-    // What the CPU's figures were when the window opened.
-    if (util_before_[c].at != kTimeNever && now > t_.from && !full()) {
-      util_before_[c].at = t_.from;
-      t_.util.push_back(util_before_[c]);
-    }
-  }
+  if (!util_started_[c] && now > t_.from) add_util_at_from(c);
+  util_started_[c] = 1;
   if (!full()) t_.util.push_back(u);
+}
+
+// What the CPU's figures were when the window opened, if any were known.
+void TimelineRecorder::add_util_at_from(std::size_t c) {
+  if (util_before_[c].at == kTimeNever || full()) return;
+  util_before_[c].at = t_.from;
+  t_.util.push_back(util_before_[c]);
 }
 
 Timeline TimelineRecorder::finish(Time end) {
@@ -113,10 +114,7 @@ Timeline TimelineRecorder::finish(Time end) {
   }
   // A CPU whose figures did not change in the window keeps those from before it.
   for (std::size_t c = 0; c < util_before_.size(); c++)
-    if (!util_started_[c] && util_before_[c].at != kTimeNever && !full()) {
-      util_before_[c].at = t_.from;
-      t_.util.push_back(util_before_[c]);
-    }
+    if (!util_started_[c]) add_util_at_from(c);
   std::stable_sort(t_.util.begin(), t_.util.end(), [](const auto &a, const auto &b) {
     return a.cpu != b.cpu ? a.cpu < b.cpu : a.at < b.at;
   });

@@ -36,6 +36,7 @@ class TimelineRecorder : public kernel::TraceSink {
 
  private:
   void add_util(Time, int cpu, const kernel::sched_avg &avg);
+  void add_util_at_from(std::size_t cpu);
   void add_slice(TimelineSlice::Kind kind, int cpu, Time start, Time end,
                  const kernel::task_struct *p);
   void add_wakeup(Time, const kernel::task_struct *, int cpu, bool is_new);

@@ -186,12 +186,11 @@ std::string experiment_page(const json &j, const ReportExtras &x) {
                          val(jc.at("mean_" + key)) + " ± " + val(jc.at("ci95_" + key)), change});
       if (sign) {
         const json &p = jc.value("sign_test_p_" + key, json());
-        mt.rows.back().push_back(
-            c == 0 ? std::string()
-                   : fmt::format("{}/{} (p {})", jc.value("lower_runs_" + key, 0),
-                                 jc.value("higher_runs_" + key, 0),
-                                 p.is_number() ? experiment::format_p_value(p.get<double>())
-                                               : std::string("n/a")));
+        experiment::stats::SignTest st;
+        st.lower = jc.value("lower_runs_" + key, std::size_t{0});
+        st.higher = jc.value("higher_runs_" + key, std::size_t{0});
+        st.p = p.is_number() ? p.get<double>() : std::nan("");
+        mt.rows.back().push_back(c == 0 ? std::string() : experiment::format_sign_test(st));
       }
     }
     b += table_html(mt);
