@@ -176,7 +176,8 @@ void compare_experiments(Builder &bl, const ordered_json &a, const ordered_json 
           },
           {{"cut (%)", "cut_pct"},
            {"cut ci95 low (%)", "cut_ci95_low_pct"},
-           {"cut ci95 high (%)", "cut_ci95_high_pct"}});
+           {"cut ci95 high (%)", "cut_ci95_high_pct"},
+           {"wakeups onto another cookie's core (points)", "wakeups_other_cookie_change_points"}});
 }
 
 std::string fmt_num(std::optional<double> v) {

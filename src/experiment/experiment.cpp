@@ -112,6 +112,7 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
         out.bench = bench_metrics(rr, &out.bench_expected);
         for (const auto &vm : rr.bench.vms)
           out.vm_forceidle_ns.emplace_back(vm.name, vm.forceidle_ns);
+        out.sis = rr.sis;
         out.check = rr.check;
         out.wall_s = rr.wall_s;
         if (o.progress) {

@@ -43,6 +43,8 @@ struct ExperimentRun {
   u64 bench_expected = 0;  // bit m: the scenario has metric m (bench_metrics())
   // Forced idle charged to each VM's tasks (core_forceidle_sum), by VM in scenario order.
   std::vector<std::pair<std::string, Time>> vm_forceidle_ns;
+  // Where select_idle_sibling() placed wakeups, and how often onto another cookie's core.
+  kernel::Kernel::SisStats sis;
   std::optional<observe::CheckReport> check;  // with ExperimentOptions::check
   double wall_s = 0;                          // host time, never part of the deterministic result
 };

@@ -65,6 +65,76 @@ std::string csv_quote(const std::string &s) {
   return q + "\"";
 }
 
+// A part of a run's select_idle_sibling() calls, in percent (NaN without calls).
+double pct_of_calls(u64 part, const kernel::Kernel::SisStats &sis) {
+  return sis.calls ? 100.0 * static_cast<double>(part) / static_cast<double>(sis.calls)
+                   : std::nan("");
+}
+
+std::optional<PlacementStats> placement_stats(const ExperimentResult &r) {
+  bool cookies = false;
+  for (const auto &c : r.configs)
+    for (const auto &run : c.runs) cookies |= run.forceidle_ns || run.sis.cookie_mismatch;
+  if (!cookies) return std::nullopt;
+  constexpr std::size_t nsteps = kernel::Kernel::NR_SIS_STEPS;
+  PlacementStats ps;
+  std::vector<std::vector<double>> pct;  // by configuration, by seed index
+  for (const auto &c : r.configs) {
+    std::vector<double> calls, x;
+    std::array<std::vector<double>, nsteps> by_step;
+    for (const auto &run : c.runs) {
+      calls.push_back(static_cast<double>(run.sis.calls));
+      x.push_back(pct_of_calls(run.sis.cookie_mismatch, run.sis));
+      for (std::size_t s = 0; s < nsteps; s++)
+        by_step[s].push_back(pct_of_calls(run.sis.cookie_mismatch_by_step[s], run.sis));
+    }
+    PlacementStats::PerConfig pc;
+    pc.mean_calls = stats::mean(calls);
+    pc.pct = stats::mean(x);
+    pc.ci95 = stats::ci95(x);
+    for (std::size_t s = 0; s < nsteps; s++) pc.by_step_pct[s] = stats::mean(by_step[s]);
+    ps.configs.push_back(pc);
+    pct.push_back(std::move(x));
+  }
+  auto index = [&](const std::string &n) {
+    for (std::size_t i = 0; i < r.configs.size(); i++)
+      if (r.configs[i].name == n) return i;
+    throw std::logic_error("experiment_stats: comparison names a configuration that did not run");
+  };
+  for (const auto &cmp : r.comparisons) {
+    const auto &base = pct[index(cmp.base)], &patched = pct[index(cmp.patched)];
+    ps.changes.push_back(
+        {cmp.base, cmp.patched, stats::paired(patched, base), stats::sign_test(patched, base)});
+  }
+  return ps;
+}
+
+std::string placement_table(const ExperimentStats &st) {
+  const PlacementStats &ps = *st.placement;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head{"Wakeups onto another cookie's core (%)", "All ± CI95"};
+  for (const char *name : kernel::Kernel::kSisStepNames) head.push_back(name);
+  rows.push_back(head);
+  for (std::size_t c = 0; c < ps.configs.size(); c++) {
+    const auto &pc = ps.configs[c];
+    std::vector<std::string> row{st.configs[c].name, pct1(pc.pct) + " ± " + pct1(pc.ci95)};
+    for (double v : pc.by_step_pct) row.push_back(pct1(v));
+    rows.push_back(row);
+  }
+  std::string out = "\n";
+  out += render(rows, std::vector<std::size_t>(head.size(), 0));
+  out +=
+      "\nWakeups onto another cookie's core: select_idle_sibling() calls whose CPU's core then "
+      "ran\nanother cookie (sched_core_cookie_match()), in all and by the step that chose the "
+      "CPU;\nmean of the runs' percentages.\n";
+  for (const auto &ch : ps.changes)
+    out += fmt::format(
+        "{} against {}: {:+.1f} ± {} points (CI95 paired by seed), lower/higher "
+        "runs {}\n",
+        ch.patched, ch.base, ch.points.mean_diff, pct1(ch.points.ci95), format_sign_test(ch.sign));
+  return out;
+}
+
 // Exact decimal seconds from integer nanoseconds.
 std::string seconds9(Time ns) {
   return fmt::format("{}.{:09d}", ns / NSEC_PER_SEC, ns % NSEC_PER_SEC);
@@ -153,6 +223,7 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
     cs.cut = stats::overhead_cut(find(cmp.base), find(cmp.patched), find(cmp.reference));
     st.comparisons.push_back(std::move(cs));
   }
+  st.placement = placement_stats(r);
   return st;
 }
 
@@ -271,6 +342,7 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
     out += "\n";
     out += render(rows, {0, 0, 0, 0});
   }
+  if (st.placement) out += placement_table(st);
   if (!st.stuck.empty()) {
     out += fmt::format(
         "\nwarning: {} run{} ended with tasks asleep for good (a deadlock in the workload, or a "
@@ -313,6 +385,15 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
       jr["completion_time_s"] = to_s(run.completion_ns);
       jr["forceidle_ns"] = run.forceidle_ns;
       jr["events"] = run.events;
+      ordered_json sis;
+      sis["calls"] = run.sis.calls;
+      sis["cookie_mismatch"] = run.sis.cookie_mismatch;
+      ordered_json by_step = ordered_json::object();
+      for (int s = 0; s < kernel::Kernel::NR_SIS_STEPS; s++)
+        by_step[kernel::Kernel::kSisStepNames[s]] =
+            run.sis.cookie_mismatch_by_step[static_cast<std::size_t>(s)];
+      sis["cookie_mismatch_by_step"] = std::move(by_step);
+      jr["select_idle_sibling"] = std::move(sis);
       if (run.stuck_tasks) jr["stuck_tasks"] = run.stuck_tasks;
       if (run.check) add_check_json(*run.check, jr);  // --check
       runs.push_back(std::move(jr));
@@ -343,11 +424,23 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
         jc["sign_test_p_" + key] = num(pc.sign.p);
       }
     }
+    if (st.placement) {
+      const auto &pc = st.placement->configs[c];
+      jc["mean_sis_calls"] = num(pc.mean_calls);
+      jc["mean_wakeups_other_cookie_pct"] = num(pc.pct);
+      jc["ci95_wakeups_other_cookie_pct"] = num(pc.ci95);
+      ordered_json by_step = ordered_json::object();
+      for (int s = 0; s < kernel::Kernel::NR_SIS_STEPS; s++)
+        by_step[kernel::Kernel::kSisStepNames[s]] =
+            num(pc.by_step_pct[static_cast<std::size_t>(s)]);
+      jc["mean_wakeups_other_cookie_pct_by_step"] = std::move(by_step);
+    }
     configs.push_back(std::move(jc));
   }
   j["configs"] = std::move(configs);
   ordered_json cmps = ordered_json::array();
-  for (const auto &cmp : st.comparisons) {
+  for (std::size_t i = 0; i < st.comparisons.size(); i++) {
+    const ComparisonStats &cmp = st.comparisons[i];
     ordered_json jc;
     jc["base"] = cmp.spec.base;
     jc["patched"] = cmp.spec.patched;
@@ -355,6 +448,14 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
     jc["cut_pct"] = num(cmp.cut.pct);
     jc["cut_ci95_low_pct"] = num(cmp.cut.ci_low);
     jc["cut_ci95_high_pct"] = num(cmp.cut.ci_high);
+    if (st.placement) {
+      const PlacementStats::Change &ch = st.placement->changes[i];
+      jc["wakeups_other_cookie_change_points"] = num(ch.points.mean_diff);
+      jc["wakeups_other_cookie_change_ci95_points"] = num(ch.points.ci95);
+      jc["wakeups_other_cookie_lower_runs"] = ch.sign.lower;
+      jc["wakeups_other_cookie_higher_runs"] = ch.sign.higher;
+      jc["wakeups_other_cookie_sign_test_p"] = num(ch.sign.p);
+    }
     cmps.push_back(std::move(jc));
   }
   j["comparisons"] = std::move(cmps);
@@ -399,7 +500,7 @@ std::string experiment_csv_header(const std::vector<std::string> &lead,
                                   const std::vector<std::size_t> &metrics) {
   std::string out;
   for (const auto &l : lead) out += csv_quote(l) + ",";
-  out += "config,seed,completion_time_s,forceidle_ns,events";
+  out += "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch";
   for (std::size_t m : metrics) out += std::string(",") + kBenchMetrics[m].key;
   return out + "\n";
 }
@@ -411,8 +512,9 @@ std::string experiment_csv_rows(const ExperimentResult &r, const std::vector<std
   std::string out;
   for (const auto &c : r.configs)
     for (const auto &run : c.runs) {
-      out += fmt::format("{}{},{},{},{},{}", prefix, csv_quote(c.name), run.seed,
-                         seconds9(run.completion_ns), run.forceidle_ns, run.events);
+      out += fmt::format("{}{},{},{},{},{},{},{}", prefix, csv_quote(c.name), run.seed,
+                         seconds9(run.completion_ns), run.forceidle_ns, run.events, run.sis.calls,
+                         run.sis.cookie_mismatch);
       for (std::size_t m : metrics) {
         const double v = m < run.bench.size() ? run.bench[m] : std::nan("");
         out += std::isnan(v) ? std::string(",") : fmt::format(",{}", v);

@@ -3,7 +3,9 @@
 // "core cookie check in wake up fast path" mail), JSON and CSV. Everything here is a function of
 // the ExperimentResult's deterministic part, except the JSON "host" object and the table's last
 // line (wall time and threads).
+#include <array>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,8 +63,30 @@ std::string format_sign_test(const stats::SignTest &s);
 // tables.
 std::string not_summarised(const IncompleteMetric &im);
 
+// Where select_idle_sibling() placed the wakeups (ExperimentRun::sis): the share of its calls
+// whose chosen CPU's core then ran another cookie, in all and by the step that chose the CPU,
+// and how each of the scenario's comparisons changes it. The quantity the wake-up fast-path
+// cookie checks act on.
+struct PlacementStats {
+  struct PerConfig {
+    double mean_calls = 0;
+    double pct = 0, ci95 = 0;  // mean of the runs' percentages; NaN if a run had no call
+    std::array<double, kernel::Kernel::NR_SIS_STEPS> by_step_pct{};
+  };
+  struct Change {
+    std::string base, patched;
+    stats::Paired points;  // patched - base, in percentage points, paired by seed
+    stats::SignTest sign;
+  };
+  std::vector<PerConfig> configs;
+  std::vector<Change> changes;  // one per scenario comparison
+};
+
 struct ExperimentStats {
   std::vector<MetricStats> metrics;  // the benchmark metrics every run has
+  // Only where core scheduling was at work in some run (forced idle, or a wakeup placed onto
+  // another cookie's core).
+  std::optional<PlacementStats> placement;
   std::vector<IncompleteMetric> incomplete;
   std::vector<StuckRun> stuck;
   std::vector<ConfigStats> configs;
@@ -81,9 +105,9 @@ nlohmann::ordered_json experiment_to_json(const ExperimentResult &r, const Exper
 // The "host" object of experiment and sweep JSON: wall time, jobs, peak RSS (never compared).
 nlohmann::ordered_json host_json(double wall_s, unsigned jobs);
 
-// config,seed,completion_time_s,forceidle_ns,events; one row per run, configurations in
-// scenario order, seeds ascending; configuration names quoted.
-// Then one column per benchmark metric that any run has (kBenchMetrics keys; empty = NaN).
+// config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch; one row per run,
+// configurations in scenario order, seeds ascending; configuration names quoted. Then one column
+// per benchmark metric that any run has (kBenchMetrics keys; empty = NaN).
 std::string experiment_csv(const ExperimentResult &r);
 // The same in parts, with leading columns (a sweep's parameters) before "config".
 std::vector<std::size_t> present_bench_metrics(const std::vector<const ExperimentResult *> &rs);

@@ -64,6 +64,11 @@ void encode_run(std::size_t item, const ExperimentRun &r, std::string &out) {
     put(out, name);
     put(out, ns);
   }
+  put(out, r.sis.calls);
+  put(out, r.sis.idle_tests);
+  for (u64 v : r.sis.by_step) put(out, v);
+  put(out, r.sis.cookie_mismatch);
+  for (u64 v : r.sis.cookie_mismatch_by_step) put(out, v);
   put(out, static_cast<u64>(r.check ? 1 : 0));
   if (r.check) {
     const observe::CheckReport &c = *r.check;
@@ -98,6 +103,11 @@ std::pair<std::size_t, ExperimentRun> decode_run(std::string_view &in) {
     std::string name = get_string(in);
     r.vm_forceidle_ns.emplace_back(std::move(name), get_u64(in));
   }
+  r.sis.calls = get_u64(in);
+  r.sis.idle_tests = get_u64(in);
+  for (u64 &v : r.sis.by_step) v = get_u64(in);
+  r.sis.cookie_mismatch = get_u64(in);
+  for (u64 &v : r.sis.cookie_mismatch_by_step) v = get_u64(in);
   if (get_u64(in)) {
     observe::CheckReport c;
     c.violations = get_u64(in);

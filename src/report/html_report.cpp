@@ -195,6 +195,41 @@ std::string experiment_page(const json &j, const ReportExtras &x) {
     }
     b += table_html(mt);
   }
+  // Wakeup placement, from version 0.7.3's JSON on, where core scheduling was at work.
+  if (!configs.empty() && configs[0].contains("mean_wakeups_other_cookie_pct")) {
+    Table pt;
+    pt.head = {"Wakeups onto another cookie's core (%)", "All ± CI95"};
+    for (const char *step : kernel::Kernel::kSisStepNames) pt.head.push_back(step);
+    for (const auto &jc : configs) {
+      std::vector<std::string> row{jc.at("name").get<std::string>(),
+                                   f1(jc.at("mean_wakeups_other_cookie_pct")) + " ± " +
+                                       f1(jc.at("ci95_wakeups_other_cookie_pct"))};
+      for (const char *step : kernel::Kernel::kSisStepNames)
+        row.push_back(f1(jc.at("mean_wakeups_other_cookie_pct_by_step").at(step)));
+      pt.rows.push_back(row);
+    }
+    b += table_html(pt);
+    b += "<p class=\"note\">select_idle_sibling() calls whose CPU's core then ran another "
+         "cookie (sched_core_cookie_match()), in all and by the step that chose the CPU; mean of "
+         "the runs' percentages.</p>\n";
+    for (const auto &cmp : j.value("comparisons", json::array())) {
+      if (!cmp.contains("wakeups_other_cookie_change_points")) continue;
+      const json &p = cmp.at("wakeups_other_cookie_sign_test_p");
+      experiment::stats::SignTest st;
+      st.lower = cmp.at("wakeups_other_cookie_lower_runs").get<std::size_t>();
+      st.higher = cmp.at("wakeups_other_cookie_higher_runs").get<std::size_t>();
+      st.p = p.is_number() ? p.get<double>() : std::nan("");
+      const json &d = cmp.at("wakeups_other_cookie_change_points");
+      b += "<p>" +
+           esc(fmt::format("{} against {}: {} ± {} points (CI95 paired by seed), lower/higher "
+                           "runs {}",
+                           cmp.at("patched").get<std::string>(), cmp.at("base").get<std::string>(),
+                           d.is_number() ? fmt::format("{:+.1f}", d.get<double>()) : "n/a",
+                           f1(cmp.at("wakeups_other_cookie_change_ci95_points")),
+                           experiment::format_sign_test(st))) +
+           "</p>\n";
+    }
+  }
 
   // Distributions.
   std::vector<StripRow> completion;

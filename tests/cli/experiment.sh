@@ -22,10 +22,34 @@ check "last line reports runs, time, threads" grep -Eq '^[0-9]+ runs in [0-9.]+ 
   <(tail -n 1 "$tmp/b.out")
 configs=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["configs"]))' "$tmp/a.json")
 check "CSV has a header and runs x configs rows" [ "$(wc -l <"$tmp/a.csv")" -eq $((1 + 3 * configs)) ]
-check "CSV header" [ "$(head -n 1 "$tmp/a.csv")" = "config,seed,completion_time_s,forceidle_ns,events" ]
+check "CSV header" [ "$(head -n 1 "$tmp/a.csv")" = "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch" ]
 for key in mean_completion_time_s ci95_completion_time_s overhead_ci95_s mean_forceidle_s comparisons; do
   check "JSON has $key" grep -q "\"$key\"" "$tmp/a.json"
 done
+
+# Wakeup placement: each run's select_idle_sibling() counts are the run JSON's, the CSV has
+# them, and the table gives the share onto another cookie's core and each comparison's change.
+"$bin" run "$sc" --config Cookie --seed "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["seeds"][1])' "$tmp/a.json")" \
+  --json "$tmp/run.json" >/dev/null
+check "placement: experiment run = run JSON, CSV, table" python3 - "$tmp/a.json" "$tmp/run.json" "$tmp/a.csv" "$tmp/a.out" <<"PY"
+import csv, json, sys
+e = json.load(open(sys.argv[1])); run = json.load(open(sys.argv[2]))
+cookie = next(c for c in e["configs"] if c["name"] == "Cookie")
+mine = cookie["runs"][1]["select_idle_sibling"]
+want = run["select_idle_sibling"]
+assert mine["calls"] == want["calls"] and mine["cookie_mismatch"] == want["cookie_mismatch"], (mine, want)
+assert mine["cookie_mismatch_by_step"] == want["cookie_mismatch_by_step"]
+rows = [r for r in csv.DictReader(open(sys.argv[3])) if r["config"] == "Cookie"]
+assert int(rows[1]["sis_calls"]) == want["calls"] and int(rows[1]["sis_cookie_mismatch"]) == want["cookie_mismatch"]
+pct = [100 * r["select_idle_sibling"]["cookie_mismatch"] / r["select_idle_sibling"]["calls"] for r in cookie["runs"]]
+assert abs(cookie["mean_wakeups_other_cookie_pct"] - sum(pct) / len(pct)) < 1e-9
+assert abs(sum(cookie["mean_wakeups_other_cookie_pct_by_step"].values()) - cookie["mean_wakeups_other_cookie_pct"]) < 1e-9
+cmp = e["comparisons"][0]
+assert cmp["wakeups_other_cookie_change_points"] < 0 and cmp["wakeups_other_cookie_lower_runs"] == 3, cmp
+text = open(sys.argv[4]).read()
+assert "Wakeups onto another cookie's core (%)" in text
+assert f"{cmp['patched']} against {cmp['base']}: {cmp['wakeups_other_cookie_change_points']:+.1f} ± " in text, text
+PY
 
 # The sign test beside each benchmark metric's paired change: counts that add up to the runs
 # (ties aside), a p-value in (0, 1], and the same split in the table.

@@ -85,6 +85,7 @@ for cfg in ["No cookie", "Cookie + patch", "Cookie + patch (idle-cores switch)"]
     assert cfg in text, cfg
 assert "Completion time per run" in text and "Forced idle per configuration" in text
 assert "Wakeup latency CDF" in text and "forceidle-hatch" in text
+assert "onto another cookie" in text and "recent_used" in text
 urls = re.findall(r"https?://[^\"<> ]*", text)
 assert all(u == "http://www.w3.org/2000/svg" for u in urls), set(urls)
 assert not re.search(r"<(script|link|img)\b", text)

@@ -214,7 +214,7 @@ TEST(Experiment, CsvHasOneRowPerRun) {
   std::vector<std::string> lines;
   while (std::getline(in, line)) lines.push_back(line);
   ASSERT_EQ(lines.size(), 1u + 4u * 2u);
-  EXPECT_EQ(lines[0], "config,seed,completion_time_s,forceidle_ns,events");
+  EXPECT_EQ(lines[0], "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch");
   EXPECT_EQ(lines[1].rfind("\"HZ 1000\",100,", 0), 0u) << lines[1];
   EXPECT_EQ(lines[4].rfind("\"HZ 1000\",103,", 0), 0u) << lines[4];
   EXPECT_EQ(lines[5].rfind("\"HZ + 250\",100,", 0), 0u) << lines[5];
@@ -339,4 +339,81 @@ TEST(ExperimentStats, RunsWithTasksAsleepForGoodAreFlagged) {
   const auto tiny = experiment::run_experiment(scenario::parse_scenario(kTiny, "x.toml"), o);
   const auto tj = experiment::experiment_to_json(tiny, experiment::experiment_stats(tiny));
   EXPECT_FALSE(tj["configs"][0]["runs"][0].contains("stuck_tasks"));
+}
+
+// Where select_idle_sibling() placed wakeups: the share onto another cookie's core per
+// configuration and step, and each comparison's paired change, against hand-computed values.
+TEST(ExperimentStats, WakeupsOntoAnotherCookiesCore) {
+  experiment::ExperimentResult r;
+  r.scenario = "placement";
+  r.seeds = {1, 2, 3};
+  auto config = [&](const char *name, std::vector<std::pair<u64, u64>> mismatch_target_scan) {
+    experiment::ExperimentConfig c;
+    c.name = name;
+    for (std::size_t i = 0; i < r.seeds.size(); i++) {
+      experiment::ExperimentRun run;
+      run.seed = r.seeds[i];
+      run.sis.calls = 1000;
+      const auto [target, scan] = mismatch_target_scan[i];
+      run.sis.cookie_mismatch_by_step[kernel::Kernel::SIS_TARGET] = target;
+      run.sis.cookie_mismatch_by_step[kernel::Kernel::SIS_SCAN] = scan;
+      run.sis.cookie_mismatch = target + scan;
+      c.runs.push_back(run);
+    }
+    r.configs.push_back(c);
+  };
+  config("Cookie", {{200, 20}, {180, 10}, {220, 30}});  // 22 %, 19 %, 25 %
+  config("Cookie + patch", {{0, 60}, {0, 80}, {0, 70}});  // 6 %, 8 %, 7 %
+  r.comparisons.push_back({"Cookie", "Cookie + patch", "Cookie", 0});
+  auto st = experiment::experiment_stats(r);
+  ASSERT_TRUE(st.placement);
+  const auto &p = *st.placement;
+  ASSERT_EQ(p.configs.size(), 2u);
+  EXPECT_DOUBLE_EQ(p.configs[0].mean_calls, 1000);
+  EXPECT_DOUBLE_EQ(p.configs[0].pct, 22);
+  EXPECT_DOUBLE_EQ(p.configs[0].ci95, stats::ci95({22, 19, 25}));
+  EXPECT_DOUBLE_EQ(p.configs[0].by_step_pct[kernel::Kernel::SIS_TARGET], 20);
+  EXPECT_DOUBLE_EQ(p.configs[0].by_step_pct[kernel::Kernel::SIS_SCAN], 2);
+  EXPECT_DOUBLE_EQ(p.configs[1].pct, 7);
+  ASSERT_EQ(p.changes.size(), 1u);
+  EXPECT_DOUBLE_EQ(p.changes[0].points.mean_diff, -15);  // -16, -11, -18
+  EXPECT_EQ(p.changes[0].sign.lower, 3u);
+  EXPECT_EQ(p.changes[0].sign.higher, 0u);
+  const std::string table = experiment::experiment_table(r, st);
+  EXPECT_NE(table.find("Cookie + patch against Cookie: -15.0 ± "), std::string::npos) << table;
+  EXPECT_NE(table.find("lower/higher runs 3/0 (p 0.25)"), std::string::npos) << table;
+  const auto j = experiment::experiment_to_json(r, st);
+  EXPECT_EQ(j["configs"][1]["mean_wakeups_other_cookie_pct"], 7.0);
+  EXPECT_EQ(j["configs"][0]["mean_wakeups_other_cookie_pct_by_step"]["target"], 20.0);
+  EXPECT_EQ(j["configs"][0]["runs"][2]["select_idle_sibling"]["cookie_mismatch"], 250);
+  EXPECT_EQ(j["comparisons"][0]["wakeups_other_cookie_change_points"], -15.0);
+  EXPECT_EQ(j["comparisons"][0]["wakeups_other_cookie_lower_runs"], 3);
+  EXPECT_NE(experiment::experiment_csv(r).find("\"Cookie\",3,0.000000000,0,0,1000,250"),
+            std::string::npos);
+  // Without core scheduling at work (no forced idle, no mismatch) there is no such table.
+  for (auto &c : r.configs)
+    for (auto &run : c.runs) run.sis.cookie_mismatch = 0;
+  st = experiment::experiment_stats(r);
+  EXPECT_FALSE(st.placement);
+  EXPECT_EQ(experiment::experiment_table(r, st).find("another cookie"), std::string::npos);
+  EXPECT_FALSE(experiment::experiment_to_json(r, st)["configs"][0].contains(
+      "mean_wakeups_other_cookie_pct"));
+  // Forced idle alone is enough: a patch may remove every mismatch.
+  r.configs[0].runs[0].forceidle_ns = 1;
+  EXPECT_TRUE(experiment::experiment_stats(r).placement);
+}
+
+// The runner keeps each run's select_idle_sibling() counts.
+TEST(Experiment, RunsKeepTheirPlacementCounts) {
+  auto s = scenario::parse_scenario(kTiny, "x.toml");
+  experiment::ExperimentOptions o;
+  o.runs = 1;
+  o.jobs = 1;
+  o.configs = {"HZ 1000"};
+  const auto r = experiment::run_experiment(s, o);
+  experiment::Simulation sim(s, "HZ 1000", r.configs[0].kernel, r.seeds[0]);
+  const auto rr = sim.run();
+  EXPECT_GT(rr.sis.calls, 0u);
+  EXPECT_EQ(r.configs[0].runs[0].sis.calls, rr.sis.calls);
+  EXPECT_EQ(r.configs[0].runs[0].sis.by_step, rr.sis.by_step);
 }

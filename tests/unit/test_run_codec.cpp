@@ -19,6 +19,11 @@ ExperimentRun sample() {
   r.bench = {1.5, std::nan(""), -0.0, 1e-300};
   r.bench_expected = 0b101;
   r.vm_forceidle_ns = {{"vm0", 12}, {"", 0}, {"a b", ~u64{0}}};
+  r.sis.calls = 12000;
+  r.sis.idle_tests = 40123;
+  r.sis.by_step = {1, 2, 3, 4, 5, ~u64{0}};
+  r.sis.cookie_mismatch = 2677;
+  r.sis.cookie_mismatch_by_step = {2064, 0, 396, 0, 192, 25};
   observe::CheckReport c;
   c.violations = 11;
   c.first.push_back({observe::Violation::Kind::Cookie, 5, 3, 1, -1, "two cookies on core 1"});
@@ -52,6 +57,11 @@ TEST(RunCodec, RoundTripsEveryField) {
   EXPECT_EQ(r.bench[3], 1e-300);
   EXPECT_EQ(r.bench_expected, want.bench_expected);
   EXPECT_EQ(r.vm_forceidle_ns, want.vm_forceidle_ns);
+  EXPECT_EQ(r.sis.calls, want.sis.calls);
+  EXPECT_EQ(r.sis.idle_tests, want.sis.idle_tests);
+  EXPECT_EQ(r.sis.by_step, want.sis.by_step);
+  EXPECT_EQ(r.sis.cookie_mismatch, want.sis.cookie_mismatch);
+  EXPECT_EQ(r.sis.cookie_mismatch_by_step, want.sis.cookie_mismatch_by_step);
   ASSERT_TRUE(r.check);
   EXPECT_EQ(r.check->violations, 11u);
   ASSERT_EQ(r.check->first.size(), 1u);
