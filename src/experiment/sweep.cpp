@@ -175,6 +175,12 @@ std::string sweep_table(const SweepResult &r) {
         out += fmt::format("{}  {:<26} {}: {:.4g} ± {:.2g}\n", std::string(lead.size(), ' '),
                            pt.stats.configs[ci].name, kBenchMetrics[m.index].label,
                            m.configs[ci].mean, m.configs[ci].ci95);
+    if (pt.stats.placement)
+      for (std::size_t ci = 0; ci < pt.stats.placement->configs.size(); ci++)
+        out +=
+            fmt::format("{}  {:<26} wakeups onto another cookie's core (%): {:.1f} ± {:.1f}\n",
+                        std::string(lead.size(), ' '), pt.stats.configs[ci].name,
+                        pt.stats.placement->configs[ci].pct, pt.stats.placement->configs[ci].ci95);
     for (const auto &im : pt.stats.incomplete)
       out += fmt::format("{}  {}\n", std::string(lead.size(), ' '), not_summarised(im));
     stuck_runs += pt.stats.stuck.size();

@@ -49,7 +49,8 @@ SweepResult run_sweep(const std::string &file, const std::vector<SweepParam> &pa
 std::string sweep_csv(const SweepResult &r);
 nlohmann::ordered_json sweep_to_json(const SweepResult &r);
 // Per point and configuration: mean completion ± CI95, overhead against the point's first
-// configuration, forced idle, and the benchmark metrics' means.
+// configuration, forced idle, the benchmark metrics' means and, where core scheduling was at
+// work, the share of wakeups onto another cookie's core.
 std::string sweep_table(const SweepResult &r);
 
 }  // namespace schedlab::experiment

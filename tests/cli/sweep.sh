@@ -12,7 +12,9 @@ args=(--param machine.cores_per_llc=4,8 --param kernel.tunables.migration_cost_n
 check "sweep runs" '[ $rc -eq 0 ]'
 check "CSV: header + 2x2 points x 2 configs x 2 seeds = 17 lines" '[ "$(wc -l < "$tmp/a.csv")" -eq 17 ]'
 check "CSV header names the parameters" 'head -n1 "$tmp/a.csv" | grep -q "^\"machine.cores_per_llc\",\"kernel.tunables.migration_cost_ns\",config,seed,completion_time_s"'
-check "table: one line per point and configuration" '[ "$(grep -cE "No cookie|Cookie" "$tmp/a.out")" -eq 8 ]'
+check "table: one line per point and configuration" '[ "$(grep -E "No cookie|Cookie" "$tmp/a.out" | grep -cv "another cookie")" -eq 8 ]'
+check "table: wakeups onto another cookie's core per point and configuration" \
+  '[ "$(grep -cE "(No cookie|Cookie) +wakeups onto another cookie.s core \(%\): [0-9.]+ ± [0-9.]+$" "$tmp/a.out")" -eq 8 ]'
 check "JSON: 4 points with their values and experiments" 'python3 - "$tmp/a.json" <<"PY"
 import json, sys
 j = json.load(open(sys.argv[1]))
