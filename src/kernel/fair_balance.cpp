@@ -255,6 +255,11 @@ static bool nothing_to_pull(Kernel &k, const lb_env &env, bool *overloaded) {
     }
     if (runnable) return false;
   }
+  // The sums below serve only the root domain's overload flag and the LLC's scan depth: an
+  // idle SMT level (the commonest case) needs neither.
+  const bool scan =
+      env.idle != Kernel::CPU_NEWLY_IDLE && env.sd->span_weight == k.sd_llc_size(env.dst_cpu);
+  if (env.sd->parent && !scan) return true;
   unsigned long sum_util = 0;
   bool sg_overloaded = false;
   for (const sched_group &sg : env.sd->groups)

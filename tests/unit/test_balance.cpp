@@ -221,6 +221,20 @@ TEST(NewidleBalance, SkippedWhenTheCpuExpectsAShortIdle) {
   EXPECT_GT(rq1->sd->max_newidle_lb_cost, 0u);
 }
 
+// A periodic balance that finds nothing to pull still sets SIS_UTIL's scan depth at the LLC
+// level, from the LLC's utilisation; the SMT level below leaves it alone.
+TEST(PeriodicBalance, NothingToPullStillSetsTheLlcScanDepth) {
+  KernelFixture f;
+  f.k.set_clock(10 * NSEC_PER_MSEC);
+  sched_domain_shared *llc = f.k.sd_llc_shared(1);
+  llc->nr_idle_scan = 0;
+  bool cont = true;
+  EXPECT_EQ(f.k.sched_balance_rq(1, f.k.cpu_rq(1), f.k.cpu_rq(1)->sd, Kernel::CPU_IDLE, &cont), 0);
+  EXPECT_EQ(llc->nr_idle_scan, 0);  // the SMT level is not the LLC
+  EXPECT_EQ(idle_balance_mc(f, 1), 0);
+  EXPECT_EQ(llc->nr_idle_scan, 8);  // an idle LLC: scan all of it
+}
+
 // NI_RANDOM: a domain whose newidle balancing never pulls is tried less and less often.
 TEST(NewidleBalance, NiRandomBacksOffFromAFruitlessDomain) {
   u64 attempts[2];
