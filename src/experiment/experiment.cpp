@@ -113,6 +113,7 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
         for (const auto &vm : rr.bench.vms)
           out.vm_forceidle_ns.emplace_back(vm.name, vm.forceidle_ns);
         out.sis = rr.sis;
+        out.newidle = newidle_metrics(rr);
         out.check = rr.check;
         out.wall_s = rr.wall_s;
         if (o.progress) {
@@ -153,6 +154,18 @@ static double p999_us(std::vector<Time> v) {
   const std::size_t rank =
       static_cast<std::size_t>(std::ceil(0.999 * static_cast<double>(v.size())));
   return static_cast<double>(v[std::max<std::size_t>(rank, 1) - 1]) / 1e3;
+}
+
+std::array<double, kNrNewidleMetrics> newidle_metrics(const RunResult &r) {
+  u64 attempts = 0, skipped = 0, pulled = 0, cost = 0;
+  for (const auto &cs : r.sched) {
+    attempts += cs.newidle_attempts;
+    skipped += cs.newidle_skipped_avg_idle;
+    pulled += cs.newidle_pulled;
+    cost += cs.newidle_cost_ns;
+  }
+  return {static_cast<double>(attempts), static_cast<double>(skipped), static_cast<double>(pulled),
+          static_cast<double>(cost), r.mean_avg_idle_ns()};
 }
 
 std::vector<double> bench_metrics(const RunResult &r, u64 *expected) {

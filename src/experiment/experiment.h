@@ -4,6 +4,7 @@
 // sees the same demands), simulated on a pool of worker threads. Each run owns its Simulation;
 // the workers share only the const Scenario. Results land in a vector indexed by
 // (configuration, run), so they are identical whatever the thread count.
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -30,6 +31,32 @@ struct ExperimentOptions {
   unsigned shard = 0, shards = 1;
 };
 
+// The benchmark metrics an experiment summarises (run JSON key, label, unit).
+struct BenchMetric {
+  const char *key;
+  const char *label;
+};
+inline constexpr BenchMetric kBenchMetrics[] = {
+    {"hackbench_time_s", "hackbench time (s)"},
+    {"schbench_wakeup_p999_us", "schbench wakeup latency p99.9 (us)"},
+    {"schbench_request_p999_us", "schbench request latency p99.9 (us)"},
+    {"schbench_rps", "schbench requests per second"},
+    {"noise_pct", "hwlat noise (%)"},
+    {"lost_time_pct", "hwlat lost sampling time (%)"},
+};
+inline constexpr std::size_t kNrBenchMetrics = sizeof(kBenchMetrics) / sizeof(kBenchMetrics[0]);
+// Newidle balancing, summed over the CPUs of a run (run key, label): what the avg_idle gate and
+// the newidle features act on. Mean avg_idle is over all its updates on all CPUs.
+inline constexpr BenchMetric kNewidleMetrics[] = {
+    {"newidle_attempts", "attempts"},
+    {"newidle_skipped_avg_idle", "skipped by avg_idle"},
+    {"newidle_pulled", "pulled"},
+    {"newidle_cost_ns", "CPU time (ms)"},
+    {"mean_avg_idle_ns", "mean avg_idle (us)"},
+};
+inline constexpr std::size_t kNrNewidleMetrics =
+    sizeof(kNewidleMetrics) / sizeof(kNewidleMetrics[0]);
+
 // What an experiment keeps of one run.
 struct ExperimentRun {
   u64 seed = 0;
@@ -45,24 +72,13 @@ struct ExperimentRun {
   std::vector<std::pair<std::string, Time>> vm_forceidle_ns;
   // Where select_idle_sibling() placed wakeups, and how often onto another cookie's core.
   kernel::Kernel::SisStats sis;
+  // Newidle balancing over all CPUs, in the order of kNewidleMetrics (newidle_metrics()).
+  std::array<double, kNrNewidleMetrics> newidle{};
   std::optional<observe::CheckReport> check;  // with ExperimentOptions::check
   double wall_s = 0;                          // host time, never part of the deterministic result
 };
 
-// The benchmark metrics an experiment summarises (run JSON key, label, unit).
-struct BenchMetric {
-  const char *key;
-  const char *label;
-};
-inline constexpr BenchMetric kBenchMetrics[] = {
-    {"hackbench_time_s", "hackbench time (s)"},
-    {"schbench_wakeup_p999_us", "schbench wakeup latency p99.9 (us)"},
-    {"schbench_request_p999_us", "schbench request latency p99.9 (us)"},
-    {"schbench_rps", "schbench requests per second"},
-    {"noise_pct", "hwlat noise (%)"},
-    {"lost_time_pct", "hwlat lost sampling time (%)"},
-};
-inline constexpr std::size_t kNrBenchMetrics = sizeof(kBenchMetrics) / sizeof(kBenchMetrics[0]);
+std::array<double, kNrNewidleMetrics> newidle_metrics(const RunResult &r);
 // The metrics of one run (NaN where absent). `expected` gets which metrics the run's scenario
 // has (bit m for kBenchMetrics[m]), with a value or not.
 std::vector<double> bench_metrics(const RunResult &r, u64 *expected = nullptr);

@@ -65,6 +65,63 @@ std::string csv_quote(const std::string &s) {
   return q + "\"";
 }
 
+// One value per run, across configurations: mean, CI95 and the change against the first
+// configuration, paired by seed, with its sign test.
+template <class Value>
+MetricStats metric_stats(const ExperimentResult &r, std::size_t index, Value value) {
+  MetricStats ms;
+  ms.index = index;
+  std::vector<double> first;
+  for (const auto &c : r.configs) {
+    std::vector<double> x;
+    for (const auto &run : c.runs) x.push_back(value(run));
+    if (first.empty()) first = x;
+    MetricStats::PerConfig pc;
+    pc.mean = stats::mean(x);
+    pc.ci95 = stats::ci95(x);
+    const stats::Paired p = stats::paired(x, first);
+    const double base = stats::mean(first);
+    pc.change_pct = 100.0 * p.mean_diff / base;
+    pc.change_ci95_pct = 100.0 * p.ci95 / base;
+    pc.sign = stats::sign_test(x, first);
+    ms.configs.push_back(pc);
+  }
+  return ms;
+}
+
+std::string newidle_table(const ExperimentStats &st) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head{"Newidle balancing, per run"};
+  for (const auto &ms : st.newidle) head.push_back(kNewidleMetrics[ms.index].label);
+  rows.push_back(head);
+  for (std::size_t c = 0; c < st.configs.size(); c++) {
+    std::vector<std::string> row{st.configs[c].name}, change{"  change (CI95 paired)"},
+        sign{"  lower/higher (sign test)"};
+    for (const auto &ms : st.newidle) {
+      const auto &pc = ms.configs[c];
+      row.push_back(newidle_value(ms.index, pc.mean) + " ± " + newidle_value(ms.index, pc.ci95));
+      change.push_back(fmt::format(
+          "{} % ± {} %",
+          std::isfinite(pc.change_pct) ? fmt::format("{:+.1f}", pc.change_pct) : std::string("n/a"),
+          pct1(pc.change_ci95_pct)));
+      sign.push_back(format_sign_test(pc.sign));
+    }
+    rows.push_back(row);
+    if (c > 0) {
+      rows.push_back(change);
+      rows.push_back(sign);
+    }
+  }
+  std::string out = "\n";
+  out += render(rows, std::vector<std::size_t>(head.size(), 0));
+  out += fmt::format(
+      "\nNewidle balancing: summed over CPUs. Skipped by avg_idle: balances that avg_idle skipped "
+      "or cut\nshort (below the domains' max_newidle_lb_cost). Mean avg_idle: over all its "
+      "updates. Changes\nagainst {}, paired by seed.\n",
+      st.configs.front().name);
+  return out;
+}
+
 // A part of a run's select_idle_sibling() calls, in percent (NaN without calls).
 double pct_of_calls(u64 part, const kernel::Kernel::SisStats &sis) {
   return sis.calls ? 100.0 * static_cast<double>(part) / static_cast<double>(sis.calls)
@@ -193,25 +250,13 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
       st.incomplete.push_back(std::move(im));
       continue;
     }
-    MetricStats ms;
-    ms.index = m;
-    std::vector<double> first;
-    for (const auto &c : r.configs) {
-      std::vector<double> x;
-      for (const auto &run : c.runs) x.push_back(run.bench[m]);
-      if (first.empty()) first = x;
-      MetricStats::PerConfig pc;
-      pc.mean = stats::mean(x);
-      pc.ci95 = stats::ci95(x);
-      const stats::Paired p = stats::paired(x, first);
-      const double base = stats::mean(first);
-      pc.change_pct = 100.0 * p.mean_diff / base;
-      pc.change_ci95_pct = 100.0 * p.ci95 / base;
-      pc.sign = stats::sign_test(x, first);
-      ms.configs.push_back(pc);
-    }
-    st.metrics.push_back(std::move(ms));
+    st.metrics.push_back(
+        metric_stats(r, m, [m](const ExperimentRun &run) { return run.bench[m]; }));
   }
+  if (newidle_gating_differs(r))
+    for (std::size_t m = 0; m < kNrNewidleMetrics; m++)
+      st.newidle.push_back(
+          metric_stats(r, m, [m](const ExperimentRun &run) { return run.newidle[m]; }));
   auto find = [&](const std::string &n) -> const std::vector<double> & {
     for (const auto &c : st.configs)
       if (c.name == n) return c.completion_s;
@@ -225,6 +270,26 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
   }
   st.placement = placement_stats(r);
   return st;
+}
+
+std::string newidle_value(std::size_t index, double v) {
+  if (!std::isfinite(v)) return "n/a";
+  if (index == 3) return fmt::format("{:.1f}", v / 1e6);  // newidle_cost_ns
+  if (index == 4) return fmt::format("{:.1f}", v / 1e3);  // mean_avg_idle_ns
+  return fmt::format("{:.0f}", v);
+}
+
+bool newidle_gating_differs(const ExperimentResult &r) {
+  using namespace kernel;
+  for (const auto &c : r.configs) {
+    const KernelConfig &a = c.kernel, &b = r.configs.front().kernel;
+    for (const sched_feat_id f :
+         {__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT, __SCHED_FEAT_AVG_IDLE_STAMP_GUARD,
+          __SCHED_FEAT_NI_RANDOM, __SCHED_FEAT_NEWIDLE_BUMP_ON_FAIL})
+      if (a.features.on[f] != b.features.on[f]) return true;
+    if (a.tunables[TUNABLE_migration_cost_ns] != b.tunables[TUNABLE_migration_cost_ns]) return true;
+  }
+  return false;
 }
 
 // More digits would claim what the test cannot.
@@ -342,6 +407,7 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
     out += "\n";
     out += render(rows, {0, 0, 0, 0});
   }
+  if (!st.newidle.empty()) out += newidle_table(st);
   if (st.placement) out += placement_table(st);
   if (!st.stuck.empty()) {
     out += fmt::format(
@@ -394,6 +460,8 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
             run.sis.cookie_mismatch_by_step[static_cast<std::size_t>(s)];
       sis["cookie_mismatch_by_step"] = std::move(by_step);
       jr["select_idle_sibling"] = std::move(sis);
+      for (std::size_t m = 0; m < kNrNewidleMetrics; m++)
+        jr[kNewidleMetrics[m].key] = run.newidle[m];
       if (run.stuck_tasks) jr["stuck_tasks"] = run.stuck_tasks;
       if (run.check) add_check_json(*run.check, jr);  // --check
       runs.push_back(std::move(jr));
@@ -411,8 +479,7 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
       for (const auto &v : cs.vm_forceidle_s) vms[v.first] = num(v.second);
       jc["mean_vm_forceidle_s"] = std::move(vms);
     }
-    for (const auto &ms : st.metrics) {
-      const std::string key = kBenchMetrics[ms.index].key;
+    auto add_metric = [&](const std::string &key, const MetricStats &ms) {
       const auto &pc = ms.configs[c];
       jc["mean_" + key] = num(pc.mean);
       jc["ci95_" + key] = num(pc.ci95);
@@ -423,7 +490,9 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
         jc["higher_runs_" + key] = pc.sign.higher;
         jc["sign_test_p_" + key] = num(pc.sign.p);
       }
-    }
+    };
+    for (const auto &ms : st.metrics) add_metric(kBenchMetrics[ms.index].key, ms);
+    for (const auto &ms : st.newidle) add_metric(kNewidleMetrics[ms.index].key, ms);
     if (st.placement) {
       const auto &pc = st.placement->configs[c];
       jc["mean_sis_calls"] = num(pc.mean_calls);
@@ -501,6 +570,7 @@ std::string experiment_csv_header(const std::vector<std::string> &lead,
   std::string out;
   for (const auto &l : lead) out += csv_quote(l) + ",";
   out += "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch";
+  for (const auto &m : kNewidleMetrics) out += std::string(",") + m.key;
   for (std::size_t m : metrics) out += std::string(",") + kBenchMetrics[m].key;
   return out + "\n";
 }
@@ -515,6 +585,7 @@ std::string experiment_csv_rows(const ExperimentResult &r, const std::vector<std
       out += fmt::format("{}{},{},{},{},{},{},{}", prefix, csv_quote(c.name), run.seed,
                          seconds9(run.completion_ns), run.forceidle_ns, run.events, run.sis.calls,
                          run.sis.cookie_mismatch);
+      for (double v : run.newidle) out += fmt::format(",{}", v);
       for (std::size_t m : metrics) {
         const double v = m < run.bench.size() ? run.bench[m] : std::nan("");
         out += std::isnan(v) ? std::string(",") : fmt::format(",{}", v);

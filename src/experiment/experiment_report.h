@@ -33,7 +33,7 @@ struct ComparisonStats {
 // A benchmark metric across configurations: mean, CI95 and the change against the first
 // configuration, paired by seed, in percent of the first's mean.
 struct MetricStats {
-  std::size_t index = 0;  // into kBenchMetrics
+  std::size_t index = 0;  // into kBenchMetrics (or kNewidleMetrics)
   struct PerConfig {
     double mean = 0, ci95 = 0, change_pct = 0, change_ci95_pct = 0;
     stats::SignTest sign;  // against the first configuration, seed by seed
@@ -58,6 +58,10 @@ struct StuckRun {
 // A sign test as the tables print it, "48/46 (p 0.92)": lower/higher runs, and the p-value to
 // two significant digits ("< 0.001" below that; "n/a" for a NaN read from an older JSON).
 std::string format_sign_test(const stats::SignTest &s);
+
+// A newidle metric (index into kNewidleMetrics) as the tables print it: counts whole, CPU time
+// in ms, avg_idle in us; "n/a" for NaN.
+std::string newidle_value(std::size_t index, double v);
 
 // "hackbench time (s): not summarised, 1 of 40 runs have no value", for the experiment and sweep
 // tables.
@@ -84,6 +88,9 @@ struct PlacementStats {
 
 struct ExperimentStats {
   std::vector<MetricStats> metrics;  // the benchmark metrics every run has
+  // Newidle balancing (index into kNewidleMetrics), where the configurations gate it
+  // differently (newidle_gating_differs()); empty otherwise.
+  std::vector<MetricStats> newidle;
   // Only where core scheduling was at work in some run (forced idle, or a wakeup placed onto
   // another cookie's core).
   std::optional<PlacementStats> placement;
@@ -94,6 +101,10 @@ struct ExperimentStats {
 };
 
 ExperimentStats experiment_stats(const ExperimentResult &r);
+
+// Whether the configurations differ in what gates or paces newidle balancing: the avg_idle
+// patch and its guard, NI_RANDOM, NEWIDLE_BUMP_ON_FAIL, or migration_cost_ns.
+bool newidle_gating_differs(const ExperimentResult &r);
 
 // The table: with at most 5 runs, one column per run, then Average and Overhead; with more,
 // Mean ± CI95, Median and Overhead ± its paired CI95. Then forced idle, one line per

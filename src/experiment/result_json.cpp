@@ -191,13 +191,7 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
   }
   j["busy_pct"] = total ? 100.0 * static_cast<double>(busy) / static_cast<double>(total) : 0.0;
   j["cpus"] = cpus;
-  double avg_idle_sum = 0;
-  u64 avg_idle_n = 0;
-  for (const auto &cs : r.sched) {
-    avg_idle_sum += cs.mean_avg_idle_ns * static_cast<double>(cs.avg_idle_updates);
-    avg_idle_n += cs.avg_idle_updates;
-  }
-  j["mean_avg_idle_ns"] = avg_idle_n ? avg_idle_sum / static_cast<double>(avg_idle_n) : 0.0;
+  j["mean_avg_idle_ns"] = r.mean_avg_idle_ns();
 
   ordered_json tasks = ordered_json::array();
   for (const auto &tm : m.tasks) {

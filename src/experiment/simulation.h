@@ -44,6 +44,8 @@ struct RunResult {
     u64 avg_idle_updates = 0;
   };
   std::vector<CpuSched> sched;
+  // avg_idle over all its updates on all CPUs (0 if none).
+  double mean_avg_idle_ns() const;
   workload::BenchReport bench;  // hackbench / schbench / fork results, when the scenario has them
   std::optional<observe::CheckReport> check;  // with enable_check()
   double wall_s = 0;                          // host time, never part of the deterministic result

@@ -22,7 +22,7 @@ check "last line reports runs, time, threads" grep -Eq '^[0-9]+ runs in [0-9.]+ 
   <(tail -n 1 "$tmp/b.out")
 configs=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["configs"]))' "$tmp/a.json")
 check "CSV has a header and runs x configs rows" [ "$(wc -l <"$tmp/a.csv")" -eq $((1 + 3 * configs)) ]
-check "CSV header" [ "$(head -n 1 "$tmp/a.csv")" = "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch" ]
+check "CSV header" [ "$(head -n 1 "$tmp/a.csv")" = "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch,newidle_attempts,newidle_skipped_avg_idle,newidle_pulled,newidle_cost_ns,mean_avg_idle_ns" ]
 for key in mean_completion_time_s ci95_completion_time_s overhead_ci95_s mean_forceidle_s comparisons; do
   check "JSON has $key" grep -q "\"$key\"" "$tmp/a.json"
 done
@@ -39,6 +39,11 @@ mine = cookie["runs"][1]["select_idle_sibling"]
 want = run["select_idle_sibling"]
 assert mine["calls"] == want["calls"] and mine["cookie_mismatch"] == want["cookie_mismatch"], (mine, want)
 assert mine["cookie_mismatch_by_step"] == want["cookie_mismatch_by_step"]
+r1 = cookie["runs"][1]
+for k in ("newidle_attempts", "newidle_skipped_avg_idle", "newidle_pulled", "newidle_cost_ns"):
+    assert r1[k] == sum(c[k] for c in run["cpus"]), (k, r1[k])
+assert r1["mean_avg_idle_ns"] == run["mean_avg_idle_ns"]
+assert "mean_newidle_attempts" not in cookie  # the configurations gate newidle balancing alike
 rows = [r for r in csv.DictReader(open(sys.argv[3])) if r["config"] == "Cookie"]
 assert int(rows[1]["sis_calls"]) == want["calls"] and int(rows[1]["sis_cookie_mismatch"]) == want["cookie_mismatch"]
 pct = [100 * r["select_idle_sibling"]["cookie_mismatch"] / r["select_idle_sibling"]["calls"] for r in cookie["runs"]]
@@ -50,6 +55,29 @@ text = open(sys.argv[4]).read()
 assert "Wakeups onto another cookie's core (%)" in text
 assert f"{cmp['patched']} against {cmp['base']}: {cmp['wakeups_other_cookie_change_points']:+.1f} ± " in text, text
 PY
+
+# Newidle balancing, where the configurations gate it differently (here the avg_idle patch):
+# means, paired changes and sign tests in the table, the JSON and the HTML report.
+cp "$src/scenarios/hackbench-small.toml" "$tmp/ni.toml"
+printf '\n[[config]]\nname = "avg_idle update"\nfeatures = { AVG_IDLE_ON_IDLE_EXIT = true }\n' >>"$tmp/ni.toml"
+"$bin" experiment "$tmp/ni.toml" --runs 3 --config "No cookie" --config "avg_idle update" \
+  --json "$tmp/ni.json" >"$tmp/ni.txt"
+check "newidle: experiment exits 0" [ $? -eq 0 ]
+check "newidle: table, JSON and report" python3 - "$tmp/ni.json" "$tmp/ni.txt" <<"PY"
+import json, sys
+d = json.load(open(sys.argv[1])); text = open(sys.argv[2]).read()
+base, patch = d["configs"]
+runs = [r["newidle_attempts"] for r in patch["runs"]]
+assert abs(patch["mean_newidle_attempts"] - sum(runs) / 3) < 1e-9
+lo, hi = patch["lower_runs_newidle_attempts"], patch["higher_runs_newidle_attempts"]
+assert lo + hi <= 3 and 0 < patch["sign_test_p_newidle_attempts"] <= 1
+assert "Newidle balancing, per run" in text and "skipped by avg_idle" in text
+assert f"{patch['mean_newidle_attempts']:.0f} ± " in text
+assert f"{lo}/{hi} (p " in text
+assert "another cookie" not in text  # no core scheduling in these configurations
+PY
+"$bin" report "$tmp/ni.json" -o "$tmp/ni.html"
+check "newidle: report has the table" grep -q "Newidle balancing, per run" "$tmp/ni.html"
 
 # The sign test beside each benchmark metric's paired change: counts that add up to the runs
 # (ties aside), a p-value in (0, 1], and the same split in the table.

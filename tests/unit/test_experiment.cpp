@@ -214,7 +214,8 @@ TEST(Experiment, CsvHasOneRowPerRun) {
   std::vector<std::string> lines;
   while (std::getline(in, line)) lines.push_back(line);
   ASSERT_EQ(lines.size(), 1u + 4u * 2u);
-  EXPECT_EQ(lines[0], "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch");
+  EXPECT_EQ(lines[0],
+            "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch,newidle_attempts,newidle_skipped_avg_idle,newidle_pulled,newidle_cost_ns,mean_avg_idle_ns");
   EXPECT_EQ(lines[1].rfind("\"HZ 1000\",100,", 0), 0u) << lines[1];
   EXPECT_EQ(lines[4].rfind("\"HZ 1000\",103,", 0), 0u) << lines[4];
   EXPECT_EQ(lines[5].rfind("\"HZ + 250\",100,", 0), 0u) << lines[5];
@@ -362,7 +363,7 @@ TEST(ExperimentStats, WakeupsOntoAnotherCookiesCore) {
     }
     r.configs.push_back(c);
   };
-  config("Cookie", {{200, 20}, {180, 10}, {220, 30}});  // 22 %, 19 %, 25 %
+  config("Cookie", {{200, 20}, {180, 10}, {220, 30}});    // 22 %, 19 %, 25 %
   config("Cookie + patch", {{0, 60}, {0, 80}, {0, 70}});  // 6 %, 8 %, 7 %
   r.comparisons.push_back({"Cookie", "Cookie + patch", "Cookie", 0});
   auto st = experiment::experiment_stats(r);
@@ -416,4 +417,65 @@ TEST(Experiment, RunsKeepTheirPlacementCounts) {
   EXPECT_GT(rr.sis.calls, 0u);
   EXPECT_EQ(r.configs[0].runs[0].sis.calls, rr.sis.calls);
   EXPECT_EQ(r.configs[0].runs[0].sis.by_step, rr.sis.by_step);
+  // Newidle balancing, summed over the CPUs.
+  u64 attempts = 0, pulled = 0;
+  for (const auto &cs : rr.sched) attempts += cs.newidle_attempts, pulled += cs.newidle_pulled;
+  EXPECT_GT(attempts, 0u);
+  EXPECT_EQ(r.configs[0].runs[0].newidle[0], static_cast<double>(attempts));
+  EXPECT_EQ(r.configs[0].runs[0].newidle[2], static_cast<double>(pulled));
+  EXPECT_EQ(r.configs[0].runs[0].newidle[4], rr.mean_avg_idle_ns());
+  EXPECT_GT(rr.mean_avg_idle_ns(), 0);
+}
+
+// Newidle balancing is summarised where the configurations gate it differently: means, the
+// paired change against the first configuration and its sign test, against hand-computed
+// values.
+TEST(ExperimentStats, NewidleBalancingWhereItsGatingDiffers) {
+  experiment::ExperimentResult r;
+  r.scenario = "newidle";
+  r.seeds = {1, 2, 3};
+  auto config = [&](const char *name, std::vector<double> attempts) {
+    experiment::ExperimentConfig c;
+    c.name = name;
+    for (std::size_t i = 0; i < r.seeds.size(); i++) {
+      experiment::ExperimentRun run;
+      run.seed = r.seeds[i];
+      run.newidle = {attempts[i], 10, 5, 2e6, 80000};
+      c.runs.push_back(run);
+    }
+    r.configs.push_back(c);
+  };
+  config("Baseline", {100, 200, 300});
+  config("avg_idle update", {110, 230, 300});
+  auto st = experiment::experiment_stats(r);
+  EXPECT_TRUE(st.newidle.empty());  // the same kernel twice: nothing to compare
+  EXPECT_EQ(experiment::experiment_table(r, st).find("Newidle"), std::string::npos);
+  EXPECT_FALSE(
+      experiment::experiment_to_json(r, st)["configs"][0].contains("mean_newidle_attempts"));
+  r.configs[1].kernel.features.on[kernel::__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT] = true;
+  st = experiment::experiment_stats(r);
+  ASSERT_EQ(st.newidle.size(), experiment::kNrNewidleMetrics);
+  const auto &attempts = st.newidle[0].configs;
+  EXPECT_DOUBLE_EQ(attempts[0].mean, 200);
+  EXPECT_DOUBLE_EQ(attempts[1].mean, 640.0 / 3);
+  EXPECT_DOUBLE_EQ(attempts[1].change_pct, 100.0 * (40.0 / 3) / 200);
+  EXPECT_EQ(attempts[1].sign.higher, 2u);
+  EXPECT_EQ(attempts[1].sign.ties, 1u);
+  const std::string table = experiment::experiment_table(r, st);
+  EXPECT_NE(table.find("Newidle balancing, per run"), std::string::npos) << table;
+  EXPECT_NE(table.find("213 ± "), std::string::npos) << table;      // attempts
+  EXPECT_NE(table.find("2.0 ± 0.0"), std::string::npos) << table;   // CPU time in ms
+  EXPECT_NE(table.find("80.0 ± 0.0"), std::string::npos) << table;  // avg_idle in us
+  EXPECT_NE(table.find("+6.7 % ± "), std::string::npos) << table;
+  EXPECT_NE(table.find("0/2 (p 0.5)"), std::string::npos) << table;
+  const auto j = experiment::experiment_to_json(r, st);
+  EXPECT_EQ(j["configs"][1]["mean_newidle_pulled"], 5.0);
+  EXPECT_EQ(j["configs"][1]["higher_runs_newidle_attempts"], 2);
+  EXPECT_EQ(j["configs"][0]["runs"][1]["newidle_attempts"], 200.0);
+  EXPECT_NE(experiment::experiment_csv(r).find(",200,10,5,2000000,80000\n"), std::string::npos)
+      << experiment::experiment_csv(r);
+  // migration_cost_ns paces newidle balancing too.
+  r.configs[1].kernel.features.on[kernel::__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT] = false;
+  r.configs[1].kernel.tunables.v[kernel::TUNABLE_migration_cost_ns] = 100000;
+  EXPECT_TRUE(experiment::newidle_gating_differs(r));
 }

@@ -24,6 +24,7 @@ ExperimentRun sample() {
   r.sis.by_step = {1, 2, 3, 4, 5, ~u64{0}};
   r.sis.cookie_mismatch = 2677;
   r.sis.cookie_mismatch_by_step = {2064, 0, 396, 0, 192, 25};
+  r.newidle = {41074, 17281, 1889, 248e6, 79012.625};
   observe::CheckReport c;
   c.violations = 11;
   c.first.push_back({observe::Violation::Kind::Cookie, 5, 3, 1, -1, "two cookies on core 1"});
@@ -62,6 +63,7 @@ TEST(RunCodec, RoundTripsEveryField) {
   EXPECT_EQ(r.sis.by_step, want.sis.by_step);
   EXPECT_EQ(r.sis.cookie_mismatch, want.sis.cookie_mismatch);
   EXPECT_EQ(r.sis.cookie_mismatch_by_step, want.sis.cookie_mismatch_by_step);
+  EXPECT_EQ(r.newidle, want.newidle);
   ASSERT_TRUE(r.check);
   EXPECT_EQ(r.check->violations, 11u);
   ASSERT_EQ(r.check->first.size(), 1u);
