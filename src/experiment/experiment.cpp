@@ -114,6 +114,7 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
           out.vm_forceidle_ns.emplace_back(vm.name, vm.forceidle_ns);
         out.sis = rr.sis;
         out.newidle = newidle_metrics(rr);
+        out.balance = balance_metrics(rr);
         out.check = rr.check;
         out.wall_s = rr.wall_s;
         if (o.progress) {
@@ -166,6 +167,19 @@ std::array<double, kNrNewidleMetrics> newidle_metrics(const RunResult &r) {
   }
   return {static_cast<double>(attempts), static_cast<double>(skipped), static_cast<double>(pulled),
           static_cast<double>(cost), r.mean_avg_idle_ns()};
+}
+
+std::array<double, kNrBalanceMetrics> balance_metrics(const RunResult &r) {
+  u64 migrations = 0, moved = 0, active = 0, pushed = 0, stolen = 0;
+  for (const auto &tm : r.metrics.tasks) migrations += tm.nr_migrations;
+  for (const auto &cs : r.sched) {
+    moved += cs.lb_moved;
+    active += cs.lb_active;
+    pushed += cs.core_pushed;
+    stolen += cs.core_stolen;
+  }
+  return {static_cast<double>(migrations), static_cast<double>(moved), static_cast<double>(active),
+          static_cast<double>(pushed), static_cast<double>(stolen)};
 }
 
 std::vector<double> bench_metrics(const RunResult &r, u64 *expected) {

@@ -89,21 +89,26 @@ MetricStats metric_stats(const ExperimentResult &r, std::size_t index, Value val
   return ms;
 }
 
-std::string newidle_table(const ExperimentStats &st) {
+// Run metrics as one table: a row of means ± CI95 per configuration and, under each but the
+// first, its change against the first (paired by seed) and the sign test.
+std::string run_metrics_table(const char *title, const RunMetric *list,
+                              const std::vector<MetricStats> &metrics, const ExperimentStats &st,
+                              const std::string &note) {
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> head{"Newidle balancing, per run"};
-  for (const auto &ms : st.newidle) head.push_back(kNewidleMetrics[ms.index].label);
+  std::vector<std::string> head{title};
+  for (const auto &ms : metrics) head.push_back(list[ms.index].label);
   rows.push_back(head);
   for (std::size_t c = 0; c < st.configs.size(); c++) {
     std::vector<std::string> row{st.configs[c].name}, change{"  change (CI95 paired)"},
         sign{"  lower/higher (sign test)"};
-    for (const auto &ms : st.newidle) {
+    for (const auto &ms : metrics) {
+      const RunMetric &m = list[ms.index];
       const auto &pc = ms.configs[c];
-      row.push_back(newidle_value(ms.index, pc.mean) + " ± " + newidle_value(ms.index, pc.ci95));
-      change.push_back(fmt::format(
-          "{} % ± {} %",
-          std::isfinite(pc.change_pct) ? fmt::format("{:+.1f}", pc.change_pct) : std::string("n/a"),
-          pct1(pc.change_ci95_pct)));
+      row.push_back(run_metric_value(m, pc.mean) + " ± " + run_metric_value(m, pc.ci95));
+      // No change in percent of a first configuration whose mean is 0.
+      change.push_back(std::isfinite(pc.change_pct) ? fmt::format("{:+.1f} % ± {} %", pc.change_pct,
+                                                                  pct1(pc.change_ci95_pct))
+                                                    : std::string("n/a"));
       sign.push_back(format_sign_test(pc.sign));
     }
     rows.push_back(row);
@@ -114,12 +119,17 @@ std::string newidle_table(const ExperimentStats &st) {
   }
   std::string out = "\n";
   out += render(rows, std::vector<std::size_t>(head.size(), 0));
-  out += fmt::format(
-      "\nNewidle balancing: summed over CPUs. Skipped by avg_idle: balances that avg_idle skipped "
-      "or cut\nshort (below the domains' max_newidle_lb_cost). Mean avg_idle: over all its "
-      "updates. Changes\nagainst {}, paired by seed.\n",
-      st.configs.front().name);
+  out +=
+      "\n" + note + fmt::format(" Changes against {}, paired by seed.\n", st.configs.front().name);
   return out;
+}
+
+// Whether any configuration differs from the first in one of these features.
+bool features_differ(const ExperimentResult &r, std::initializer_list<kernel::sched_feat_id> fs) {
+  for (const auto &c : r.configs)
+    for (const kernel::sched_feat_id f : fs)
+      if (c.kernel.features.on[f] != r.configs.front().kernel.features.on[f]) return true;
+  return false;
 }
 
 // A part of a run's select_idle_sibling() calls, in percent (NaN without calls).
@@ -257,6 +267,10 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
     for (std::size_t m = 0; m < kNrNewidleMetrics; m++)
       st.newidle.push_back(
           metric_stats(r, m, [m](const ExperimentRun &run) { return run.newidle[m]; }));
+  if (balancing_differs(r))
+    for (std::size_t m = 0; m < kNrBalanceMetrics; m++)
+      st.balance.push_back(
+          metric_stats(r, m, [m](const ExperimentRun &run) { return run.balance[m]; }));
   auto find = [&](const std::string &n) -> const std::vector<double> & {
     for (const auto &c : st.configs)
       if (c.name == n) return c.completion_s;
@@ -272,24 +286,24 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
   return st;
 }
 
-std::string newidle_value(std::size_t index, double v) {
-  if (!std::isfinite(v)) return "n/a";
-  if (index == 3) return fmt::format("{:.1f}", v / 1e6);  // newidle_cost_ns
-  if (index == 4) return fmt::format("{:.1f}", v / 1e3);  // mean_avg_idle_ns
-  return fmt::format("{:.0f}", v);
+std::string run_metric_value(const RunMetric &m, double v) {
+  return std::isfinite(v) ? fmt::format("{:.{}f}", v * m.scale, m.decimals) : "n/a";
 }
 
 bool newidle_gating_differs(const ExperimentResult &r) {
   using namespace kernel;
-  for (const auto &c : r.configs) {
-    const KernelConfig &a = c.kernel, &b = r.configs.front().kernel;
-    for (const sched_feat_id f :
-         {__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT, __SCHED_FEAT_AVG_IDLE_STAMP_GUARD,
-          __SCHED_FEAT_NI_RANDOM, __SCHED_FEAT_NEWIDLE_BUMP_ON_FAIL})
-      if (a.features.on[f] != b.features.on[f]) return true;
-    if (a.tunables[TUNABLE_migration_cost_ns] != b.tunables[TUNABLE_migration_cost_ns]) return true;
-  }
-  return false;
+  for (const auto &c : r.configs)
+    if (c.kernel.tunables[TUNABLE_migration_cost_ns] !=
+        r.configs.front().kernel.tunables[TUNABLE_migration_cost_ns])
+      return true;
+  return features_differ(r, {__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT, __SCHED_FEAT_AVG_IDLE_STAMP_GUARD,
+                             __SCHED_FEAT_NI_RANDOM, __SCHED_FEAT_NEWIDLE_BUMP_ON_FAIL});
+}
+
+bool balancing_differs(const ExperimentResult &r) {
+  using namespace kernel;
+  return features_differ(r, {__SCHED_FEAT_CORE_PUSH_FORCEIDLE, __SCHED_FEAT_FI_IDLE_FOR_LB,
+                             __SCHED_FEAT_LB_COOKIE_PREF, __SCHED_FEAT_LB_COOKIE_SMT});
 }
 
 // More digits would claim what the test cannot.
@@ -407,7 +421,18 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
     out += "\n";
     out += render(rows, {0, 0, 0, 0});
   }
-  if (!st.newidle.empty()) out += newidle_table(st);
+  if (!st.newidle.empty())
+    out += run_metrics_table(
+        "Newidle balancing, per run", kNewidleMetrics, st.newidle, st,
+        "Newidle balancing: summed over CPUs. Skipped by avg_idle: balances that avg_idle skipped "
+        "or cut\nshort (below the domains' max_newidle_lb_cost). Mean avg_idle: over all its "
+        "updates.");
+  if (!st.balance.empty())
+    out += run_metrics_table(
+        "Task moves, per run", kBalanceMetrics, st.balance, st,
+        "Task moves: migrations of every cause; those of load balancing (periodic, NOHZ idle,\n"
+        "newidle) and its active balances; pushes off a forced-idle core (CORE_PUSH_FORCEIDLE); "
+        "cookie\nsteals by forced-idle CPUs.");
   if (st.placement) out += placement_table(st);
   if (!st.stuck.empty()) {
     out += fmt::format(
@@ -462,6 +487,8 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
       jr["select_idle_sibling"] = std::move(sis);
       for (std::size_t m = 0; m < kNrNewidleMetrics; m++)
         jr[kNewidleMetrics[m].key] = run.newidle[m];
+      for (std::size_t m = 0; m < kNrBalanceMetrics; m++)
+        jr[kBalanceMetrics[m].key] = run.balance[m];
       if (run.stuck_tasks) jr["stuck_tasks"] = run.stuck_tasks;
       if (run.check) add_check_json(*run.check, jr);  // --check
       runs.push_back(std::move(jr));
@@ -493,6 +520,7 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
     };
     for (const auto &ms : st.metrics) add_metric(kBenchMetrics[ms.index].key, ms);
     for (const auto &ms : st.newidle) add_metric(kNewidleMetrics[ms.index].key, ms);
+    for (const auto &ms : st.balance) add_metric(kBalanceMetrics[ms.index].key, ms);
     if (st.placement) {
       const auto &pc = st.placement->configs[c];
       jc["mean_sis_calls"] = num(pc.mean_calls);
@@ -571,6 +599,7 @@ std::string experiment_csv_header(const std::vector<std::string> &lead,
   for (const auto &l : lead) out += csv_quote(l) + ",";
   out += "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch";
   for (const auto &m : kNewidleMetrics) out += std::string(",") + m.key;
+  for (const auto &m : kBalanceMetrics) out += std::string(",") + m.key;
   for (std::size_t m : metrics) out += std::string(",") + kBenchMetrics[m].key;
   return out + "\n";
 }
@@ -586,6 +615,7 @@ std::string experiment_csv_rows(const ExperimentResult &r, const std::vector<std
                          seconds9(run.completion_ns), run.forceidle_ns, run.events, run.sis.calls,
                          run.sis.cookie_mismatch);
       for (double v : run.newidle) out += fmt::format(",{}", v);
+      for (double v : run.balance) out += fmt::format(",{}", v);
       for (std::size_t m : metrics) {
         const double v = m < run.bench.size() ? run.bench[m] : std::nan("");
         out += std::isnan(v) ? std::string(",") : fmt::format(",{}", v);

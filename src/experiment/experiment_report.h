@@ -33,7 +33,7 @@ struct ComparisonStats {
 // A benchmark metric across configurations: mean, CI95 and the change against the first
 // configuration, paired by seed, in percent of the first's mean.
 struct MetricStats {
-  std::size_t index = 0;  // into kBenchMetrics (or kNewidleMetrics)
+  std::size_t index = 0;  // into kBenchMetrics (or kNewidleMetrics, kBalanceMetrics)
   struct PerConfig {
     double mean = 0, ci95 = 0, change_pct = 0, change_ci95_pct = 0;
     stats::SignTest sign;  // against the first configuration, seed by seed
@@ -59,9 +59,8 @@ struct StuckRun {
 // two significant digits ("< 0.001" below that; "n/a" for a NaN read from an older JSON).
 std::string format_sign_test(const stats::SignTest &s);
 
-// A newidle metric (index into kNewidleMetrics) as the tables print it: counts whole, CPU time
-// in ms, avg_idle in us; "n/a" for NaN.
-std::string newidle_value(std::size_t index, double v);
+// A run metric's value as the tables print it (its scale and decimals); "n/a" for NaN.
+std::string run_metric_value(const RunMetric &m, double v);
 
 // "hackbench time (s): not summarised, 1 of 40 runs have no value", for the experiment and sweep
 // tables.
@@ -91,6 +90,9 @@ struct ExperimentStats {
   // Newidle balancing (index into kNewidleMetrics), where the configurations gate it
   // differently (newidle_gating_differs()); empty otherwise.
   std::vector<MetricStats> newidle;
+  // Task moves (kBalanceMetrics), where the configurations balance around forced idle
+  // differently (balancing_differs()); empty otherwise.
+  std::vector<MetricStats> balance;
   // Only where core scheduling was at work in some run (forced idle, or a wakeup placed onto
   // another cookie's core).
   std::optional<PlacementStats> placement;
@@ -105,6 +107,9 @@ ExperimentStats experiment_stats(const ExperimentResult &r);
 // Whether the configurations differ in what gates or paces newidle balancing: the avg_idle
 // patch and its guard, NI_RANDOM, NEWIDLE_BUMP_ON_FAIL, or migration_cost_ns.
 bool newidle_gating_differs(const ExperimentResult &r);
+// Whether they differ in the force-idle balancing features: CORE_PUSH_FORCEIDLE,
+// FI_IDLE_FOR_LB, LB_COOKIE_PREF, LB_COOKIE_SMT.
+bool balancing_differs(const ExperimentResult &r);
 
 // The table: with at most 5 runs, one column per run, then Average and Overhead; with more,
 // Mean ± CI95, Median and Overhead ± its paired CI95. Then forced idle, one line per

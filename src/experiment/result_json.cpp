@@ -169,6 +169,9 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
       cj["lb_count"] = cs.lb_count;
       cj["lb_moved"] = cs.lb_moved;
       cj["lb_failed"] = cs.lb_failed;
+      cj["lb_active"] = cs.lb_active;
+      cj["core_pushed"] = cs.core_pushed;
+      cj["core_stolen"] = cs.core_stolen;
       cj["ticks"] = cs.ticks;
       if (!r.kernel.nohz_full.empty()) cj["remote_ticks"] = cs.remote_ticks;
       cj["avg_idle_ns"] = cs.avg_idle_ns;

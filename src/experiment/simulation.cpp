@@ -611,6 +611,9 @@ RunResult Simulation::run() {
     cs.lb_count = rq->lb_count;
     cs.lb_moved = rq->lb_moved;
     cs.lb_failed = rq->lb_failed;
+    cs.lb_active = rq->lb_active;
+    cs.core_pushed = rq->core_pushed;
+    cs.core_stolen = rq->core_stolen;
     cs.ticks = rq->nr_ticks;
     cs.remote_ticks = rq->nr_remote_ticks;
     cs.sched_count = rq->sched_count;

@@ -35,8 +35,9 @@ struct RunResult {
   // Per CPU balancing counters (rq fields), in CPU order.
   struct CpuSched {
     u64 newidle_attempts = 0, newidle_skipped_avg_idle = 0, newidle_pulled = 0, newidle_cost_ns = 0;
-    u64 lb_count = 0, lb_moved = 0, lb_failed = 0;
-    u64 ticks = 0, remote_ticks = 0;  // sched_tick() here; sched_tick_remote() for here
+    u64 lb_count = 0, lb_moved = 0, lb_failed = 0, lb_active = 0;
+    u64 core_pushed = 0, core_stolen = 0;  // CORE_PUSH_FORCEIDLE pushes from, cookie steals to
+    u64 ticks = 0, remote_ticks = 0;       // sched_tick() here; sched_tick_remote() for here
     u64 sched_count = 0, sched_goidle = 0, ttwu_count = 0, ttwu_local = 0;  // /proc/schedstat
     u64 yld_count = 0;                                                      // likewise
     u64 avg_idle_ns = 0;                                                    // at the end of the run

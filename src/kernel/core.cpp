@@ -781,6 +781,7 @@ bool Kernel::try_steal_cookie(int this_cpu, int that) {
     set_task_cpu(p, this_cpu);
     activate_task(dst, p, 0);
     resched_curr(dst);
+    dst->core_stolen++;
     return true;
   }
   return false;

@@ -86,6 +86,49 @@ std::string latency_and_timeline(const ReportExtras &x) {
   return o;
 }
 
+// Run metrics summed over CPUs, as the experiment table prints them: mean ± CI95 per
+// configuration, then the change against the first, paired by seed, and the sign test. Empty
+// when the JSON has no summary of them.
+template <std::size_t N>
+std::string run_metrics_table(const json &configs, const experiment::RunMetric (&list)[N],
+                              const std::string &title, const std::string &note) {
+  if (configs.empty() || !configs[0].contains(std::string("mean_") + list[0].key)) return "";
+  Table t;
+  t.head = {title};
+  for (const auto &m : list) t.head.push_back(m.label);
+  for (std::size_t c = 0; c < configs.size(); c++) {
+    const json &jc = configs[c];
+    std::vector<std::string> row{jc.at("name").get<std::string>()};
+    for (const auto &m : list) {
+      const std::string key = m.key;
+      auto val = [&](const json &v) {
+        return experiment::run_metric_value(m, v.is_number() ? v.get<double>() : std::nan(""));
+      };
+      std::string cell = val(jc.at("mean_" + key)) + " ± " + val(jc.at("ci95_" + key));
+      if (c > 0) {
+        const json &cp = jc.at("change_pct_" + key), &p = jc.at("sign_test_p_" + key);
+        experiment::stats::SignTest st;
+        st.lower = jc.at("lower_runs_" + key).get<std::size_t>();
+        st.higher = jc.at("higher_runs_" + key).get<std::size_t>();
+        st.p = p.is_number() ? p.get<double>() : std::nan("");
+        cell += "; " +
+                (cp.is_number() ? fmt::format("{:+.1f} % ± {} %", cp.get<double>(),
+                                              f1(jc.at("change_ci95_pct_" + key)))
+                                : std::string("n/a")) +
+                ", " + experiment::format_sign_test(st);
+      }
+      row.push_back(cell);
+    }
+    t.rows.push_back(row);
+  }
+  const std::string first = configs[0].at("name").get<std::string>();
+  return table_html(t) + "<p class=\"note\">" + esc(title) +
+         ": summed over CPUs, mean ± CI95 of the runs; for the other configurations, the change "
+         "against " +
+         esc(first) + " paired by seed and the sign test (lower/higher runs, p). " + esc(note) +
+         "</p>\n";
+}
+
 std::string experiment_page(const json &j, const ReportExtras &x) {
   const std::string scenario = j.at("scenario").get<std::string>();
   const auto &seeds = j.at("seeds");
@@ -195,43 +238,13 @@ std::string experiment_page(const json &j, const ReportExtras &x) {
     }
     b += table_html(mt);
   }
-  // Newidle balancing, from version 0.7.4's JSON on, where the configurations gate it
-  // differently.
-  if (!configs.empty() && configs[0].contains("mean_newidle_attempts")) {
-    Table nt;
-    nt.head = {"Newidle balancing, per run"};
-    for (const auto &m : experiment::kNewidleMetrics) nt.head.push_back(m.label);
-    for (std::size_t c = 0; c < configs.size(); c++) {
-      const json &jc = configs[c];
-      std::vector<std::string> row{jc.at("name").get<std::string>()};
-      for (std::size_t m = 0; m < experiment::kNrNewidleMetrics; m++) {
-        const std::string key = experiment::kNewidleMetrics[m].key;
-        auto val = [&](const json &v) {
-          return experiment::newidle_value(m, v.is_number() ? v.get<double>() : std::nan(""));
-        };
-        std::string cell = val(jc.at("mean_" + key)) + " ± " + val(jc.at("ci95_" + key));
-        if (c > 0) {
-          const json &cp = jc.at("change_pct_" + key), &cc = jc.at("change_ci95_pct_" + key);
-          experiment::stats::SignTest st;
-          st.lower = jc.at("lower_runs_" + key).get<std::size_t>();
-          st.higher = jc.at("higher_runs_" + key).get<std::size_t>();
-          const json &p = jc.at("sign_test_p_" + key);
-          st.p = p.is_number() ? p.get<double>() : std::nan("");
-          cell += fmt::format("; {} % ± {} %, {}",
-                              cp.is_number() ? fmt::format("{:+.1f}", cp.get<double>()) : "n/a",
-                              f1(cc), experiment::format_sign_test(st));
-        }
-        row.push_back(cell);
-      }
-      nt.rows.push_back(row);
-    }
-    b += table_html(nt);
-    b += "<p class=\"note\">Newidle balancing summed over CPUs, mean ± CI95 of the runs; for "
-         "the other configurations, the change against " +
-         esc(first) +
-         " paired by seed and the sign test (lower/higher runs, p). Skipped by avg_idle: "
-         "balances that avg_idle skipped or cut short.</p>\n";
-  }
+  // Newidle balancing (0.7.4's JSON on) and task moves (0.7.5's), where the configurations
+  // differ in what acts on them.
+  b += run_metrics_table(configs, experiment::kNewidleMetrics, "Newidle balancing, per run",
+                         "Skipped by avg_idle: balances that avg_idle skipped or cut short.");
+  b += run_metrics_table(configs, experiment::kBalanceMetrics, "Task moves, per run",
+                         "Migrations of every cause; those of load balancing and its active "
+                         "balances; pushes off a forced-idle core; cookie steals.");
   // Wakeup placement, from version 0.7.3's JSON on, where core scheduling was at work.
   if (!configs.empty() && configs[0].contains("mean_wakeups_other_cookie_pct")) {
     Table pt;

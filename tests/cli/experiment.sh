@@ -22,7 +22,7 @@ check "last line reports runs, time, threads" grep -Eq '^[0-9]+ runs in [0-9.]+ 
   <(tail -n 1 "$tmp/b.out")
 configs=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["configs"]))' "$tmp/a.json")
 check "CSV has a header and runs x configs rows" [ "$(wc -l <"$tmp/a.csv")" -eq $((1 + 3 * configs)) ]
-check "CSV header" [ "$(head -n 1 "$tmp/a.csv")" = "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch,newidle_attempts,newidle_skipped_avg_idle,newidle_pulled,newidle_cost_ns,mean_avg_idle_ns" ]
+check "CSV header" [ "$(head -n 1 "$tmp/a.csv")" = "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch,newidle_attempts,newidle_skipped_avg_idle,newidle_pulled,newidle_cost_ns,mean_avg_idle_ns,migrations,lb_moved,lb_active,core_pushed,core_stolen" ]
 for key in mean_completion_time_s ci95_completion_time_s overhead_ci95_s mean_forceidle_s comparisons; do
   check "JSON has $key" grep -q "\"$key\"" "$tmp/a.json"
 done
@@ -43,6 +43,11 @@ r1 = cookie["runs"][1]
 for k in ("newidle_attempts", "newidle_skipped_avg_idle", "newidle_pulled", "newidle_cost_ns"):
     assert r1[k] == sum(c[k] for c in run["cpus"]), (k, r1[k])
 assert r1["mean_avg_idle_ns"] == run["mean_avg_idle_ns"]
+for k in ("lb_moved", "lb_active", "core_pushed", "core_stolen"):
+    assert r1[k] == sum(c[k] for c in run["cpus"]), (k, r1[k])
+assert r1["migrations"] == sum(t["nr_migrations"] for t in run["tasks"])
+assert r1["core_stolen"] > 0  # forced-idle CPUs steal in "Cookie"
+assert "mean_migrations" not in cookie  # no force-idle balancing feature differs
 assert "mean_newidle_attempts" not in cookie  # the configurations gate newidle balancing alike
 rows = [r for r in csv.DictReader(open(sys.argv[3])) if r["config"] == "Cookie"]
 assert int(rows[1]["sis_calls"]) == want["calls"] and int(rows[1]["sis_cookie_mismatch"]) == want["cookie_mismatch"]
@@ -78,6 +83,23 @@ assert "another cookie" not in text  # no core scheduling in these configuration
 PY
 "$bin" report "$tmp/ni.json" -o "$tmp/ni.html"
 check "newidle: report has the table" grep -q "Newidle balancing, per run" "$tmp/ni.html"
+
+# Task moves, where the configurations differ in a force-idle balancing feature (pushing here):
+# in the table, the JSON and the HTML report.
+"$bin" experiment "$src/scenarios/hypervisor-noise.toml" --runs 2 --config Baseline \
+  --config "Push force idle tasks" --json "$tmp/hn.json" >"$tmp/hn.txt"
+check "task moves: experiment exits 0" [ $? -eq 0 ]
+check "task moves: table and JSON" python3 - "$tmp/hn.json" "$tmp/hn.txt" <<"PY"
+import json, sys
+d = json.load(open(sys.argv[1])); text = open(sys.argv[2]).read()
+base, push = d["configs"]
+assert all(r["core_pushed"] == 0 for r in base["runs"]) and all(r["core_pushed"] > 0 for r in push["runs"])
+assert push["mean_core_pushed"] == sum(r["core_pushed"] for r in push["runs"]) / 2
+assert base["change_pct_core_pushed"] is None and push["change_pct_core_pushed"] is None  # 0 pushes in Baseline: no percent
+assert "Task moves, per run" in text and "pushed off forced idle" in text and "Newidle" not in text
+PY
+"$bin" report "$tmp/hn.json" -o "$tmp/hn.html"
+check "task moves: report has the table" grep -q "Task moves, per run" "$tmp/hn.html"
 
 # The sign test beside each benchmark metric's paired change: counts that add up to the runs
 # (ties aside), a p-value in (0, 1], and the same split in the table.

@@ -200,6 +200,8 @@ TEST(CorePick, StealTakesTheCoresCookieFromAnotherCore) {
   EXPECT_EQ(x3->cpu, 4);
   EXPECT_EQ(f.k.cpu_rq(4)->curr, x3);
   EXPECT_GE(x3->se.nr_migrations, 1u);
+  EXPECT_EQ(f.k.cpu_rq(4)->core_stolen, 1u);  // counted on the stealing CPU
+  EXPECT_EQ(f.k.cpu_rq(1)->core_stolen, 0u);
 }
 
 // ---------------------------------------------------------------------------------------------

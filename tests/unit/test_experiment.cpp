@@ -214,8 +214,11 @@ TEST(Experiment, CsvHasOneRowPerRun) {
   std::vector<std::string> lines;
   while (std::getline(in, line)) lines.push_back(line);
   ASSERT_EQ(lines.size(), 1u + 4u * 2u);
-  EXPECT_EQ(lines[0],
-            "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch,newidle_attempts,newidle_skipped_avg_idle,newidle_pulled,newidle_cost_ns,mean_avg_idle_ns");
+  EXPECT_EQ(
+      lines[0],
+      "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch,newidle_"
+      "attempts,newidle_skipped_avg_idle,newidle_pulled,newidle_cost_ns,mean_avg_idle_ns,"
+      "migrations,lb_moved,lb_active,core_pushed,core_stolen");
   EXPECT_EQ(lines[1].rfind("\"HZ 1000\",100,", 0), 0u) << lines[1];
   EXPECT_EQ(lines[4].rfind("\"HZ 1000\",103,", 0), 0u) << lines[4];
   EXPECT_EQ(lines[5].rfind("\"HZ + 250\",100,", 0), 0u) << lines[5];
@@ -425,6 +428,13 @@ TEST(Experiment, RunsKeepTheirPlacementCounts) {
   EXPECT_EQ(r.configs[0].runs[0].newidle[2], static_cast<double>(pulled));
   EXPECT_EQ(r.configs[0].runs[0].newidle[4], rr.mean_avg_idle_ns());
   EXPECT_GT(rr.mean_avg_idle_ns(), 0);
+  // Task moves: every task's migrations, and load balancing's moves over the CPUs.
+  u64 migrations = 0, moved = 0;
+  for (const auto &tm : rr.metrics.tasks) migrations += tm.nr_migrations;
+  for (const auto &cs : rr.sched) moved += cs.lb_moved;
+  EXPECT_GT(migrations, 0u);
+  EXPECT_EQ(r.configs[0].runs[0].balance[0], static_cast<double>(migrations));
+  EXPECT_EQ(r.configs[0].runs[0].balance[1], static_cast<double>(moved));
 }
 
 // Newidle balancing is summarised where the configurations gate it differently: means, the
@@ -472,10 +482,51 @@ TEST(ExperimentStats, NewidleBalancingWhereItsGatingDiffers) {
   EXPECT_EQ(j["configs"][1]["mean_newidle_pulled"], 5.0);
   EXPECT_EQ(j["configs"][1]["higher_runs_newidle_attempts"], 2);
   EXPECT_EQ(j["configs"][0]["runs"][1]["newidle_attempts"], 200.0);
-  EXPECT_NE(experiment::experiment_csv(r).find(",200,10,5,2000000,80000\n"), std::string::npos)
+  EXPECT_NE(experiment::experiment_csv(r).find(",200,10,5,2000000,80000,0,0,0,0,0\n"),
+            std::string::npos)
       << experiment::experiment_csv(r);
+  EXPECT_TRUE(st.balance.empty());  // the force-idle balancing features are the same
   // migration_cost_ns paces newidle balancing too.
   r.configs[1].kernel.features.on[kernel::__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT] = false;
   r.configs[1].kernel.tunables.v[kernel::TUNABLE_migration_cost_ns] = 100000;
   EXPECT_TRUE(experiment::newidle_gating_differs(r));
+}
+
+// Task moves are summarised where the configurations differ in a force-idle balancing feature.
+TEST(ExperimentStats, TaskMovesWhereForceIdleBalancingDiffers) {
+  experiment::ExperimentResult r;
+  r.scenario = "moves";
+  r.seeds = {1, 2};
+  for (const char *name : {"Baseline", "Push force idle tasks"}) {
+    experiment::ExperimentConfig c;
+    c.name = name;
+    for (u64 seed : r.seeds) {
+      experiment::ExperimentRun run;
+      run.seed = seed;
+      const bool push = c.name != "Baseline";
+      run.balance = {100.0 + static_cast<double>(seed), 40, 1, push ? 30.0 : 0.0, 20};
+      c.runs.push_back(run);
+    }
+    r.configs.push_back(c);
+  }
+  EXPECT_TRUE(experiment::experiment_stats(r).balance.empty());
+  r.configs[1].kernel.features.on[kernel::__SCHED_FEAT_CORE_PUSH_FORCEIDLE] = true;
+  EXPECT_FALSE(experiment::newidle_gating_differs(r));
+  const auto st = experiment::experiment_stats(r);
+  ASSERT_EQ(st.balance.size(), experiment::kNrBalanceMetrics);
+  EXPECT_TRUE(st.newidle.empty());
+  EXPECT_DOUBLE_EQ(st.balance[0].configs[0].mean, 101.5);
+  EXPECT_DOUBLE_EQ(st.balance[3].configs[1].mean, 30);
+  EXPECT_EQ(st.balance[3].configs[1].sign.higher, 2u);
+  const std::string table = experiment::experiment_table(r, st);
+  EXPECT_NE(table.find("Task moves, per run"), std::string::npos) << table;
+  EXPECT_NE(table.find("pushed off forced idle"), std::string::npos) << table;
+  // No change in percent of Baseline's 0 pushes: "n/a", not a division by zero.
+  EXPECT_NE(table.find("+0.0 % ± 0.0 %   n/a "), std::string::npos) << table;
+  const auto j = experiment::experiment_to_json(r, st);
+  EXPECT_EQ(j["configs"][1]["mean_core_pushed"], 30.0);
+  EXPECT_TRUE(j["configs"][1]["change_pct_core_pushed"].is_null());
+  EXPECT_EQ(j["configs"][0]["runs"][1]["migrations"], 102.0);
+  const std::string csv = experiment::experiment_csv(r);
+  EXPECT_NE(csv.find(",102,40,1,30,20\n"), std::string::npos) << csv;
 }

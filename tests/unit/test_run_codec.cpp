@@ -25,6 +25,7 @@ ExperimentRun sample() {
   r.sis.cookie_mismatch = 2677;
   r.sis.cookie_mismatch_by_step = {2064, 0, 396, 0, 192, 25};
   r.newidle = {41074, 17281, 1889, 248e6, 79012.625};
+  r.balance = {2149, 901, 2, 591, 242};
   observe::CheckReport c;
   c.violations = 11;
   c.first.push_back({observe::Violation::Kind::Cookie, 5, 3, 1, -1, "two cookies on core 1"});
@@ -64,6 +65,7 @@ TEST(RunCodec, RoundTripsEveryField) {
   EXPECT_EQ(r.sis.cookie_mismatch, want.sis.cookie_mismatch);
   EXPECT_EQ(r.sis.cookie_mismatch_by_step, want.sis.cookie_mismatch_by_step);
   EXPECT_EQ(r.newidle, want.newidle);
+  EXPECT_EQ(r.balance, want.balance);
   ASSERT_TRUE(r.check);
   EXPECT_EQ(r.check->violations, 11u);
   ASSERT_EQ(r.check->first.size(), 1u);
