@@ -45,16 +45,15 @@ inline constexpr BenchMetric kBenchMetrics[] = {
     {"lost_time_pct", "hwlat lost sampling time (%)"},
 };
 inline constexpr std::size_t kNrBenchMetrics = sizeof(kBenchMetrics) / sizeof(kBenchMetrics[0]);
-// A count of one run, summed over its CPUs (run key, label), shown as value * scale with
-// `decimals` decimals.
+// A figure of one run (run key, label), shown as value * scale with `decimals` decimals.
 struct RunMetric {
   const char *key;
   const char *label;
   double scale;
   int decimals;
 };
-// Newidle balancing: what the avg_idle gate and the newidle features act on. Mean avg_idle is
-// over all its updates on all CPUs.
+// Newidle balancing, summed over the CPUs: what the avg_idle gate and the newidle features act
+// on. Mean avg_idle is over all its updates on all CPUs.
 inline constexpr RunMetric kNewidleMetrics[] = {
     {"newidle_attempts", "attempts", 1, 0},
     {"newidle_skipped_avg_idle", "skipped by avg_idle", 1, 0},
@@ -64,9 +63,10 @@ inline constexpr RunMetric kNewidleMetrics[] = {
 };
 inline constexpr std::size_t kNrNewidleMetrics =
     sizeof(kNewidleMetrics) / sizeof(kNewidleMetrics[0]);
-// Moving tasks between CPUs: all migrations, then those of load balancing (periodic, NOHZ idle
-// and newidle), its active balances, the force-idle pushes (CORE_PUSH_FORCEIDLE) and the cookie
-// steals of forced-idle CPUs: what the force-idle balancing features act on.
+// Moving tasks between CPUs: all migrations (summed over the tasks), then, summed over the
+// CPUs, those of load balancing (periodic, NOHZ idle and newidle), its active balances, the
+// force-idle pushes (CORE_PUSH_FORCEIDLE) and the cookie steals of forced-idle CPUs: what the
+// force-idle balancing features act on.
 inline constexpr RunMetric kBalanceMetrics[] = {
     {"migrations", "migrations", 1, 0},     {"lb_moved", "moved by load balancing", 1, 0},
     {"lb_active", "active balances", 1, 1}, {"core_pushed", "pushed off forced idle", 1, 0},
