@@ -149,6 +149,17 @@ nlohmann::ordered_json sweep_to_json(const SweepResult &r) {
   return j;
 }
 
+// " (+1.2 % ± 0.8 %)": a configuration's change against the point's first, paired by seed;
+// nothing for the first, "n/a" where the first's mean is 0.
+static std::string change_vs_first(const MetricStats &m, std::size_t ci) {
+  if (ci == 0) return "";
+  const auto &pc = m.configs[ci];
+  if (!std::isfinite(pc.change_pct)) return " (n/a)";
+  return std::isfinite(pc.change_ci95_pct)
+             ? fmt::format(" ({:+.1f} % ± {:.1f} %)", pc.change_pct, pc.change_ci95_pct)
+             : fmt::format(" ({:+.1f} %)", pc.change_pct);
+}
+
 std::string sweep_table(const SweepResult &r) {
   std::vector<std::size_t> width;
   std::string head;
@@ -170,11 +181,29 @@ std::string sweep_table(const SweepResult &r) {
                          c.name, c.mean, c.ci95, c.overhead, c.overhead_ci95, c.mean_forceidle_s);
       runs += c.completion_s.size();
     }
+    const std::string indent(lead.size(), ' ');
     for (const auto &m : pt.stats.metrics)
       for (std::size_t ci = 0; ci < m.configs.size() && ci < pt.stats.configs.size(); ci++)
-        out += fmt::format("{}  {:<26} {}: {:.4g} ± {:.2g}\n", std::string(lead.size(), ' '),
-                           pt.stats.configs[ci].name, kBenchMetrics[m.index].label,
-                           m.configs[ci].mean, m.configs[ci].ci95);
+        out += fmt::format("{}  {:<26} {}: {:.4g} ± {:.2g}{}\n", indent, pt.stats.configs[ci].name,
+                           kBenchMetrics[m.index].label, m.configs[ci].mean, m.configs[ci].ci95,
+                           change_vs_first(m, ci));
+    // Newidle balancing and task moves, where the point's configurations differ in what acts
+    // on them: one line per configuration.
+    auto run_metrics = [&](const char *what, const RunMetric *list,
+                           const std::vector<MetricStats> &ms) {
+      for (std::size_t ci = 0; !ms.empty() && ci < pt.stats.configs.size(); ci++) {
+        std::string line = fmt::format("{}  {:<26} {}:", indent, pt.stats.configs[ci].name, what);
+        for (std::size_t k = 0; k < ms.size(); k++) {
+          const RunMetric &m = list[ms[k].index];
+          line += fmt::format(
+              "{} {} {} ± {}{}", k ? "," : "", m.label, run_metric_value(m, ms[k].configs[ci].mean),
+              run_metric_value(m, ms[k].configs[ci].ci95), change_vs_first(ms[k], ci));
+        }
+        out += line + "\n";
+      }
+    };
+    run_metrics("newidle", kNewidleMetrics, pt.stats.newidle);
+    run_metrics("moves", kBalanceMetrics, pt.stats.balance);
     if (pt.stats.placement)
       for (std::size_t ci = 0; ci < pt.stats.placement->configs.size(); ci++)
         out +=

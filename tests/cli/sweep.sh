@@ -80,5 +80,15 @@ bad "no '='" "expected PATH=V1,V2" --param machine.cores_per_llc
 bad "a value twice" "listed twice" --param machine.cores_per_llc=4,4
 bad "a parameter twice" "given twice" --param machine.cores_per_llc=4 --param machine.cores_per_llc=8
 bad "no --param" "--param is required" 
+# Newidle balancing where the configurations gate it differently (the avg_idle patch): a line
+# per point and configuration, the second with its paired change against the first.
+cp "$src/scenarios/hackbench-small.toml" "$tmp/ni.toml"
+printf '\n[[config]]\nname = "avg_idle update"\nfeatures = { AVG_IDLE_ON_IDLE_EXIT = true }\n' >>"$tmp/ni.toml"
+"$bin" sweep "$tmp/ni.toml" --param machine.cores_per_llc=2,4 --config "No cookie" \
+  --config "avg_idle update" --runs 2 >"$tmp/ni.out"; rc=$?
+check "newidle sweep runs" '[ $rc -eq 0 ]'
+check "newidle: a line per point and configuration" '[ "$(grep -c " newidle: attempts " "$tmp/ni.out")" -eq 4 ]'
+check "newidle: the change against the first configuration" \
+  '[ "$(grep -cE "avg_idle update +newidle: attempts [0-9]+ ± [0-9]+ \([-+][0-9.]+ % ± [0-9.]+ %\)" "$tmp/ni.out")" -eq 2 ]'
 echo "$((n-fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]
