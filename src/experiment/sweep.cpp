@@ -206,12 +206,11 @@ std::string sweep_table(const SweepResult &r) {
     run_metrics("moves", kBalanceMetrics, pt.stats.balance);
     if (pt.stats.placement)
       for (std::size_t ci = 0; ci < pt.stats.placement->configs.size(); ci++)
-        out +=
-            fmt::format("{}  {:<26} wakeups onto another cookie's core (%): {:.1f} ± {:.1f}\n",
-                        std::string(lead.size(), ' '), pt.stats.configs[ci].name,
-                        pt.stats.placement->configs[ci].pct, pt.stats.placement->configs[ci].ci95);
+        out += fmt::format("{}  {:<26} wakeups onto another cookie's core (%): {:.1f} ± {:.1f}\n",
+                           indent, pt.stats.configs[ci].name, pt.stats.placement->configs[ci].pct,
+                           pt.stats.placement->configs[ci].ci95);
     for (const auto &im : pt.stats.incomplete)
-      out += fmt::format("{}  {}\n", std::string(lead.size(), ' '), not_summarised(im));
+      out += fmt::format("{}  {}\n", indent, not_summarised(im));
     stuck_runs += pt.stats.stuck.size();
   }
   if (stuck_runs)

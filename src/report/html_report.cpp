@@ -86,9 +86,21 @@ std::string latency_and_timeline(const ReportExtras &x) {
   return o;
 }
 
-// Run metrics summed over CPUs, as the experiment table prints them: mean ± CI95 per
-// configuration, then the change against the first, paired by seed, and the sign test. Empty
-// when the JSON has no summary of them.
+// A sign test as the experiment table prints it, "48/46 (p 0.92)", from an object's
+// lower/higher/p keys (missing counts read as 0, a missing or null p as NaN).
+std::string sign_test_cell(const json &o, const std::string &lower, const std::string &higher,
+                           const std::string &p) {
+  experiment::stats::SignTest st;
+  st.lower = o.value(lower, std::size_t{0});
+  st.higher = o.value(higher, std::size_t{0});
+  const json &pv = o.value(p, json());
+  st.p = pv.is_number() ? pv.get<double>() : std::nan("");
+  return experiment::format_sign_test(st);
+}
+
+// Run metrics as the experiment table prints them: mean ± CI95 per configuration, then the
+// change against the first, paired by seed, and the sign test. Empty when the JSON has no
+// summary of them.
 template <std::size_t N>
 std::string run_metrics_table(const json &configs, const experiment::RunMetric (&list)[N],
                               const std::string &title, const std::string &note) {
@@ -106,16 +118,13 @@ std::string run_metrics_table(const json &configs, const experiment::RunMetric (
       };
       std::string cell = val(jc.at("mean_" + key)) + " ± " + val(jc.at("ci95_" + key));
       if (c > 0) {
-        const json &cp = jc.at("change_pct_" + key), &p = jc.at("sign_test_p_" + key);
-        experiment::stats::SignTest st;
-        st.lower = jc.at("lower_runs_" + key).get<std::size_t>();
-        st.higher = jc.at("higher_runs_" + key).get<std::size_t>();
-        st.p = p.is_number() ? p.get<double>() : std::nan("");
+        const json &cp = jc.at("change_pct_" + key);
         cell += "; " +
                 (cp.is_number() ? fmt::format("{:+.1f} % ± {} %", cp.get<double>(),
                                               f1(jc.at("change_ci95_pct_" + key)))
                                 : std::string("n/a")) +
-                ", " + experiment::format_sign_test(st);
+                ", " +
+                sign_test_cell(jc, "lower_runs_" + key, "higher_runs_" + key, "sign_test_p_" + key);
       }
       row.push_back(cell);
     }
@@ -123,8 +132,7 @@ std::string run_metrics_table(const json &configs, const experiment::RunMetric (
   }
   const std::string first = configs[0].at("name").get<std::string>();
   return table_html(t) + "<p class=\"note\">" + esc(title) +
-         ": summed over CPUs, mean ± CI95 of the runs; for the other configurations, the change "
-         "against " +
+         ": mean ± CI95 of the runs; for the other configurations, the change against " +
          esc(first) + " paired by seed and the sign test (lower/higher runs, p). " + esc(note) +
          "</p>\n";
 }
@@ -227,24 +235,23 @@ std::string experiment_page(const json &j, const ReportExtras &x) {
       }
       mt.rows.push_back({jc.at("name").get<std::string>(),
                          val(jc.at("mean_" + key)) + " ± " + val(jc.at("ci95_" + key)), change});
-      if (sign) {
-        const json &p = jc.value("sign_test_p_" + key, json());
-        experiment::stats::SignTest st;
-        st.lower = jc.value("lower_runs_" + key, std::size_t{0});
-        st.higher = jc.value("higher_runs_" + key, std::size_t{0});
-        st.p = p.is_number() ? p.get<double>() : std::nan("");
-        mt.rows.back().push_back(c == 0 ? std::string() : experiment::format_sign_test(st));
-      }
+      if (sign)
+        mt.rows.back().push_back(c == 0
+                                     ? std::string()
+                                     : sign_test_cell(jc, "lower_runs_" + key, "higher_runs_" + key,
+                                                      "sign_test_p_" + key));
     }
     b += table_html(mt);
   }
   // Newidle balancing (0.7.4's JSON on) and task moves (0.7.5's), where the configurations
   // differ in what acts on them.
   b += run_metrics_table(configs, experiment::kNewidleMetrics, "Newidle balancing, per run",
-                         "Skipped by avg_idle: balances that avg_idle skipped or cut short.");
+                         "Summed over CPUs. Skipped by avg_idle: balances that avg_idle skipped "
+                         "or cut short. Mean avg_idle: over all its updates.");
   b += run_metrics_table(configs, experiment::kBalanceMetrics, "Task moves, per run",
-                         "Migrations of every cause; those of load balancing and its active "
-                         "balances; pushes off a forced-idle core; cookie steals.");
+                         "Migrations of every cause (summed over tasks); then, summed over CPUs, "
+                         "those of load balancing and its active balances, pushes off a "
+                         "forced-idle core and cookie steals.");
   // Wakeup placement, from version 0.7.3's JSON on, where core scheduling was at work.
   if (!configs.empty() && configs[0].contains("mean_wakeups_other_cookie_pct")) {
     Table pt;
@@ -264,11 +271,6 @@ std::string experiment_page(const json &j, const ReportExtras &x) {
          "the runs' percentages.</p>\n";
     for (const auto &cmp : j.value("comparisons", json::array())) {
       if (!cmp.contains("wakeups_other_cookie_change_points")) continue;
-      const json &p = cmp.at("wakeups_other_cookie_sign_test_p");
-      experiment::stats::SignTest st;
-      st.lower = cmp.at("wakeups_other_cookie_lower_runs").get<std::size_t>();
-      st.higher = cmp.at("wakeups_other_cookie_higher_runs").get<std::size_t>();
-      st.p = p.is_number() ? p.get<double>() : std::nan("");
       const json &d = cmp.at("wakeups_other_cookie_change_points");
       b += "<p>" +
            esc(fmt::format("{} against {}: {} ± {} points (CI95 paired by seed), lower/higher "
@@ -276,7 +278,9 @@ std::string experiment_page(const json &j, const ReportExtras &x) {
                            cmp.at("patched").get<std::string>(), cmp.at("base").get<std::string>(),
                            d.is_number() ? fmt::format("{:+.1f}", d.get<double>()) : "n/a",
                            f1(cmp.at("wakeups_other_cookie_change_ci95_points")),
-                           experiment::format_sign_test(st))) +
+                           sign_test_cell(cmp, "wakeups_other_cookie_lower_runs",
+                                          "wakeups_other_cookie_higher_runs",
+                                          "wakeups_other_cookie_sign_test_p"))) +
            "</p>\n";
     }
   }
