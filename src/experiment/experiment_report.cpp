@@ -124,6 +124,13 @@ std::string run_metrics_table(const char *title, const RunMetric *list,
   return out;
 }
 
+// The position of a configuration a comparison names (experiment_stats() keeps their order).
+std::size_t config_index(const ExperimentResult &r, const std::string &name) {
+  for (std::size_t i = 0; i < r.configs.size(); i++)
+    if (r.configs[i].name == name) return i;
+  throw std::logic_error("experiment_stats: comparison names a configuration that did not run");
+}
+
 // Whether any configuration differs from the first in one of these features.
 bool features_differ(const ExperimentResult &r, std::initializer_list<kernel::sched_feat_id> fs) {
   for (const auto &c : r.configs)
@@ -163,13 +170,8 @@ std::optional<PlacementStats> placement_stats(const ExperimentResult &r) {
     ps.configs.push_back(pc);
     pct.push_back(std::move(x));
   }
-  auto index = [&](const std::string &n) {
-    for (std::size_t i = 0; i < r.configs.size(); i++)
-      if (r.configs[i].name == n) return i;
-    throw std::logic_error("experiment_stats: comparison names a configuration that did not run");
-  };
   for (const auto &cmp : r.comparisons) {
-    const auto &base = pct[index(cmp.base)], &patched = pct[index(cmp.patched)];
+    const auto &base = pct[config_index(r, cmp.base)], &patched = pct[config_index(r, cmp.patched)];
     ps.changes.push_back(
         {cmp.base, cmp.patched, stats::paired(patched, base), stats::sign_test(patched, base)});
   }
@@ -272,9 +274,7 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
       st.balance.push_back(
           metric_stats(r, m, [m](const ExperimentRun &run) { return run.balance[m]; }));
   auto find = [&](const std::string &n) -> const std::vector<double> & {
-    for (const auto &c : st.configs)
-      if (c.name == n) return c.completion_s;
-    throw std::logic_error("experiment_stats: comparison names a configuration that did not run");
+    return st.configs[config_index(r, n)].completion_s;
   };
   for (const auto &cmp : r.comparisons) {
     ComparisonStats cs;
@@ -479,11 +479,7 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
       ordered_json sis;
       sis["calls"] = run.sis.calls;
       sis["cookie_mismatch"] = run.sis.cookie_mismatch;
-      ordered_json by_step = ordered_json::object();
-      for (int s = 0; s < kernel::Kernel::NR_SIS_STEPS; s++)
-        by_step[kernel::Kernel::kSisStepNames[s]] =
-            run.sis.cookie_mismatch_by_step[static_cast<std::size_t>(s)];
-      sis["cookie_mismatch_by_step"] = std::move(by_step);
+      sis["cookie_mismatch_by_step"] = sis_steps_json(run.sis.cookie_mismatch_by_step);
       jr["select_idle_sibling"] = std::move(sis);
       for (std::size_t m = 0; m < kNrNewidleMetrics; m++)
         jr[kNewidleMetrics[m].key] = run.newidle[m];
@@ -526,11 +522,7 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
       jc["mean_sis_calls"] = num(pc.mean_calls);
       jc["mean_wakeups_other_cookie_pct"] = num(pc.pct);
       jc["ci95_wakeups_other_cookie_pct"] = num(pc.ci95);
-      ordered_json by_step = ordered_json::object();
-      for (int s = 0; s < kernel::Kernel::NR_SIS_STEPS; s++)
-        by_step[kernel::Kernel::kSisStepNames[s]] =
-            num(pc.by_step_pct[static_cast<std::size_t>(s)]);
-      jc["mean_wakeups_other_cookie_pct_by_step"] = std::move(by_step);
+      jc["mean_wakeups_other_cookie_pct_by_step"] = sis_steps_json(pc.by_step_pct);
     }
     configs.push_back(std::move(jc));
   }

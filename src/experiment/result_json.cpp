@@ -138,16 +138,9 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
   sis["idle_tests"] = r.sis.idle_tests;
   sis["idle_tests_per_call"] =
       r.sis.calls ? static_cast<double>(r.sis.idle_tests) / static_cast<double>(r.sis.calls) : 0.0;
-  ordered_json steps;
-  for (int s = 0; s < kernel::Kernel::NR_SIS_STEPS; s++)
-    steps[kernel::Kernel::kSisStepNames[s]] = r.sis.by_step[static_cast<std::size_t>(s)];
-  sis["by_step"] = steps;
+  sis["by_step"] = sis_steps_json(r.sis.by_step);
   sis["cookie_mismatch"] = r.sis.cookie_mismatch;
-  ordered_json mismatch;
-  for (int s = 0; s < kernel::Kernel::NR_SIS_STEPS; s++)
-    mismatch[kernel::Kernel::kSisStepNames[s]] =
-        r.sis.cookie_mismatch_by_step[static_cast<std::size_t>(s)];
-  sis["cookie_mismatch_by_step"] = mismatch;
+  sis["cookie_mismatch_by_step"] = sis_steps_json(r.sis.cookie_mismatch_by_step);
   j["select_idle_sibling"] = sis;
   bench_json(r.bench, j);
 
