@@ -131,11 +131,12 @@ std::size_t config_index(const ExperimentResult &r, const std::string &name) {
   throw std::logic_error("experiment_stats: comparison names a configuration that did not run");
 }
 
-// Whether any configuration differs from the first in one of these features.
-bool features_differ(const ExperimentResult &r, std::initializer_list<kernel::sched_feat_id> fs) {
-  for (const auto &c : r.configs)
+// Whether any kernel differs from the first in one of these features.
+bool features_differ(const KernelConfigs &ks, std::initializer_list<kernel::sched_feat_id> fs) {
+  if (ks.empty()) return false;
+  for (const kernel::KernelConfig *k : ks)
     for (const kernel::sched_feat_id f : fs)
-      if (c.kernel.features.on[f] != r.configs.front().kernel.features.on[f]) return true;
+      if (k->features.on[f] != ks.front()->features.on[f]) return true;
   return false;
 }
 
@@ -211,8 +212,9 @@ std::string seconds9(Time ns) {
 
 }  // namespace
 
-ExperimentStats experiment_stats(const ExperimentResult &r) {
+ExperimentStats experiment_stats(const ExperimentResult &r, RunMetricTables tables) {
   ExperimentStats st;
+  const KernelConfigs ks = kernel_configs(r);
   for (const auto &c : r.configs) {
     ConfigStats cs;
     cs.name = c.name;
@@ -265,11 +267,11 @@ ExperimentStats experiment_stats(const ExperimentResult &r) {
     st.metrics.push_back(
         metric_stats(r, m, [m](const ExperimentRun &run) { return run.bench[m]; }));
   }
-  if (newidle_gating_differs(r))
+  if (tables.newidle || newidle_gating_differs(ks))
     for (std::size_t m = 0; m < kNrNewidleMetrics; m++)
       st.newidle.push_back(
           metric_stats(r, m, [m](const ExperimentRun &run) { return run.newidle[m]; }));
-  if (balancing_differs(r))
+  if (tables.balance || balancing_differs(ks))
     for (std::size_t m = 0; m < kNrBalanceMetrics; m++)
       st.balance.push_back(
           metric_stats(r, m, [m](const ExperimentRun &run) { return run.balance[m]; }));
@@ -290,20 +292,26 @@ std::string run_metric_value(const RunMetric &m, double v) {
   return std::isfinite(v) ? fmt::format("{:.{}f}", v * m.scale, m.decimals) : "n/a";
 }
 
-bool newidle_gating_differs(const ExperimentResult &r) {
-  using namespace kernel;
-  for (const auto &c : r.configs)
-    if (c.kernel.tunables[TUNABLE_migration_cost_ns] !=
-        r.configs.front().kernel.tunables[TUNABLE_migration_cost_ns])
-      return true;
-  return features_differ(r, {__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT, __SCHED_FEAT_AVG_IDLE_STAMP_GUARD,
-                             __SCHED_FEAT_NI_RANDOM, __SCHED_FEAT_NEWIDLE_BUMP_ON_FAIL});
+KernelConfigs kernel_configs(const ExperimentResult &r) {
+  KernelConfigs ks;
+  for (const auto &c : r.configs) ks.push_back(&c.kernel);
+  return ks;
 }
 
-bool balancing_differs(const ExperimentResult &r) {
+bool newidle_gating_differs(const KernelConfigs &ks) {
   using namespace kernel;
-  return features_differ(r, {__SCHED_FEAT_CORE_PUSH_FORCEIDLE, __SCHED_FEAT_FI_IDLE_FOR_LB,
-                             __SCHED_FEAT_LB_COOKIE_PREF, __SCHED_FEAT_LB_COOKIE_SMT});
+  if (ks.empty()) return false;
+  for (const KernelConfig *k : ks)
+    if (k->tunables[TUNABLE_migration_cost_ns] != ks.front()->tunables[TUNABLE_migration_cost_ns])
+      return true;
+  return features_differ(ks, {__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT, __SCHED_FEAT_AVG_IDLE_STAMP_GUARD,
+                              __SCHED_FEAT_NI_RANDOM, __SCHED_FEAT_NEWIDLE_BUMP_ON_FAIL});
+}
+
+bool balancing_differs(const KernelConfigs &ks) {
+  using namespace kernel;
+  return features_differ(ks, {__SCHED_FEAT_CORE_PUSH_FORCEIDLE, __SCHED_FEAT_FI_IDLE_FOR_LB,
+                              __SCHED_FEAT_LB_COOKIE_PREF, __SCHED_FEAT_LB_COOKIE_SMT});
 }
 
 // More digits would claim what the test cannot.

@@ -102,14 +102,24 @@ struct ExperimentStats {
   std::vector<ComparisonStats> comparisons;
 };
 
-ExperimentStats experiment_stats(const ExperimentResult &r);
+// The run-metric tables experiment_stats() gives however alike the configurations are: a sweep
+// whose points differ in what acts on them shows them at every point.
+struct RunMetricTables {
+  bool newidle = false;
+  bool balance = false;
+};
+ExperimentStats experiment_stats(const ExperimentResult &r, RunMetricTables tables = {});
 
-// Whether the configurations differ in what gates or paces newidle balancing: the avg_idle
-// patch and its guard, NI_RANDOM, NEWIDLE_BUMP_ON_FAIL, or migration_cost_ns.
-bool newidle_gating_differs(const ExperimentResult &r);
+// The kernels the predicates below compare: an experiment's configurations, or a sweep's
+// configurations at every point.
+using KernelConfigs = std::vector<const kernel::KernelConfig *>;
+KernelConfigs kernel_configs(const ExperimentResult &r);
+// Whether the kernels differ in what gates or paces newidle balancing: the avg_idle patch and
+// its guard, NI_RANDOM, NEWIDLE_BUMP_ON_FAIL, or migration_cost_ns.
+bool newidle_gating_differs(const KernelConfigs &ks);
 // Whether they differ in the force-idle balancing features: CORE_PUSH_FORCEIDLE,
 // FI_IDLE_FOR_LB, LB_COOKIE_PREF, LB_COOKIE_SMT.
-bool balancing_differs(const ExperimentResult &r);
+bool balancing_differs(const KernelConfigs &ks);
 
 // The table: with at most 5 runs, one column per run, then Average and Overhead; with more,
 // Mean ± CI95, Median and Overhead ± its paired CI95. Then forced idle, one line per

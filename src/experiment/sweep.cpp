@@ -59,6 +59,7 @@ SweepResult run_sweep(const std::string &file, const std::vector<SweepParam> &pa
   std::vector<std::vector<std::string>> grid(npoints);
   std::vector<scenario::Scenario> scenarios;
   scenarios.reserve(npoints);
+  std::vector<std::vector<ConfigChoice>> choices;
   for (std::size_t k = 0; k < npoints; k++) {
     std::vector<scenario::KeyOverride> ov;
     std::size_t rest = k;
@@ -69,13 +70,26 @@ SweepResult run_sweep(const std::string &file, const std::vector<SweepParam> &pa
     }
     for (std::size_t i = 0; i < params.size(); i++) ov.push_back({params[i].path, grid[k][i]});
     scenarios.push_back(scenario::load_scenario_with(file, ov));
-    experiment_configs(scenarios.back(), o);
+    choices.push_back(experiment_configs(scenarios.back(), o));
   }
+  // Where the points differ in what acts on newidle balancing or task moves (a sweep over
+  // migration_cost_ns, a feature or the newidle cost), every point shows those tables, even one
+  // whose own configurations are alike.
+  KernelConfigs ks;
+  for (const auto &point : choices)
+    for (const auto &c : point) ks.push_back(&c.kernel);
+  RunMetricTables tables;
+  tables.newidle = newidle_gating_differs(ks);
+  for (const auto &sc : scenarios)
+    tables.newidle |=
+        sc.costs.newidle_balance_base_ns != scenarios.front().costs.newidle_balance_base_ns ||
+        sc.costs.newidle_balance_per_cpu_ns != scenarios.front().costs.newidle_balance_per_cpu_ns;
+  tables.balance = balancing_differs(ks);
   SweepResult r;
   r.scenario_file = file;
   r.params = params;
   r.jobs = o.jobs;
-  const std::size_t per_point = experiment_configs(scenarios.front(), o).size() * o.runs;
+  const std::size_t per_point = choices.front().size() * o.runs;
   std::size_t before = 0;
   for (std::size_t k = 0; k < npoints; k++) {
     ExperimentOptions po = o;
@@ -102,7 +116,7 @@ SweepResult run_sweep(const std::string &file, const std::vector<SweepParam> &pa
         throw std::invalid_argument("a run failed in another MPI process");
       }
     }
-    p.stats = experiment_stats(p.result);
+    p.stats = experiment_stats(p.result, tables);
     before += p.result.configs.size() * p.result.seeds.size();
     r.points.push_back(std::move(p));
   }

@@ -12,7 +12,9 @@ args=(--param machine.cores_per_llc=4,8 --param kernel.tunables.migration_cost_n
 check "sweep runs" '[ $rc -eq 0 ]'
 check "CSV: header + 2x2 points x 2 configs x 2 seeds = 17 lines" '[ "$(wc -l < "$tmp/a.csv")" -eq 17 ]'
 check "CSV header names the parameters" 'head -n1 "$tmp/a.csv" | grep -q "^\"machine.cores_per_llc\",\"kernel.tunables.migration_cost_ns\",config,seed,completion_time_s"'
-check "table: one line per point and configuration" '[ "$(grep -E "No cookie|Cookie" "$tmp/a.out" | grep -cv "another cookie")" -eq 8 ]'
+check "table: one line per point and configuration" '[ "$(grep -E "No cookie|Cookie" "$tmp/a.out" | grep -cvE "another cookie|newidle:")" -eq 8 ]'
+# The points differ in migration_cost_ns: newidle balancing at every point and configuration.
+check "table: newidle balancing per point and configuration" '[ "$(grep -c " newidle: attempts " "$tmp/a.out")" -eq 8 ]'
 check "table: wakeups onto another cookie's core per point and configuration" \
   '[ "$(grep -cE "(No cookie|Cookie) +wakeups onto another cookie.s core \(%\): [0-9.]+ ± [0-9.]+$" "$tmp/a.out")" -eq 8 ]'
 check "JSON: 4 points with their values and experiments" 'python3 - "$tmp/a.json" <<"PY"
@@ -90,5 +92,24 @@ check "newidle sweep runs" '[ $rc -eq 0 ]'
 check "newidle: a line per point and configuration" '[ "$(grep -c " newidle: attempts " "$tmp/ni.out")" -eq 4 ]'
 check "newidle: the change against the first configuration" \
   '[ "$(grep -cE "avg_idle update +newidle: attempts [0-9]+ ± [0-9]+ \([-+][0-9.]+ % ± [0-9.]+ %\)" "$tmp/ni.out")" -eq 2 ]'
+# A sweep whose points differ in what acts on newidle balancing or task moves shows those lines
+# at every point, though each point's one configuration is alike with itself.
+"$bin" sweep "$src/scenarios/hackbench-small.toml" --config "No cookie" --runs 2 \
+  --param kernel.tunables.migration_cost_ns=100000,500000 --json "$tmp/mc.json" >"$tmp/mc.out"
+check "migration_cost_ns sweep: a newidle line per point" \
+  '[ "$(grep -c " newidle: attempts " "$tmp/mc.out")" -eq 2 ]'
+check "migration_cost_ns sweep: newidle in each point's JSON" \
+  '[ "$(jq "[.points[].experiment.configs[0] | has(\"mean_newidle_attempts\")] | all" "$tmp/mc.json")" = true ]'
+"$bin" sweep "$src/scenarios/hackbench-small.toml" --config "No cookie" --runs 2 \
+  --param machine.costs.newidle_balance_per_cpu=300ns,1500ns >"$tmp/nc.out"
+check "newidle cost sweep: a newidle line per point" \
+  '[ "$(grep -c " newidle: attempts " "$tmp/nc.out")" -eq 2 ]'
+"$bin" sweep "$src/scenarios/hackbench-small.toml" --config "Cookie per group" --runs 2 \
+  --param kernel.features.CORE_PUSH_FORCEIDLE=false,true >"$tmp/push.out"
+check "push sweep: a moves line per point, no newidle line" \
+  '[ "$(grep -c " moves: migrations " "$tmp/push.out")" -eq 2 ] && ! grep -q " newidle: " "$tmp/push.out"'
+"$bin" sweep "$src/scenarios/hackbench-small.toml" --config "No cookie" --runs 2 \
+  --param machine.cores_per_llc=2,4 >"$tmp/llc.out"
+check "topology sweep: neither line" '! grep -qE " (newidle|moves): " "$tmp/llc.out"'
 echo "$((n-fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]

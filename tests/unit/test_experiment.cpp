@@ -489,7 +489,7 @@ TEST(ExperimentStats, NewidleBalancingWhereItsGatingDiffers) {
   // migration_cost_ns paces newidle balancing too.
   r.configs[1].kernel.features.on[kernel::__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT] = false;
   r.configs[1].kernel.tunables.v[kernel::TUNABLE_migration_cost_ns] = 100000;
-  EXPECT_TRUE(experiment::newidle_gating_differs(r));
+  EXPECT_TRUE(experiment::newidle_gating_differs(experiment::kernel_configs(r)));
 }
 
 // Task moves are summarised where the configurations differ in a force-idle balancing feature.
@@ -510,8 +510,11 @@ TEST(ExperimentStats, TaskMovesWhereForceIdleBalancingDiffers) {
     r.configs.push_back(c);
   }
   EXPECT_TRUE(experiment::experiment_stats(r).balance.empty());
+  // A sweep whose points differ in the feature asks for the table at a point that does not.
+  EXPECT_EQ(experiment::experiment_stats(r, {.newidle = false, .balance = true}).balance.size(),
+            experiment::kNrBalanceMetrics);
   r.configs[1].kernel.features.on[kernel::__SCHED_FEAT_CORE_PUSH_FORCEIDLE] = true;
-  EXPECT_FALSE(experiment::newidle_gating_differs(r));
+  EXPECT_FALSE(experiment::newidle_gating_differs(experiment::kernel_configs(r)));
   const auto st = experiment::experiment_stats(r);
   ASSERT_EQ(st.balance.size(), experiment::kNrBalanceMetrics);
   EXPECT_TRUE(st.newidle.empty());
