@@ -53,6 +53,70 @@ std::string excerpt_config(const nlohmann::json &j, const scenario::Scenario &s)
   return ran.front();
 }
 
+// The page of a run or experiment JSON, with what needs a re-run: wakeup latency distributions
+// and the timeline excerpt. Throws report::InputError and nlohmann::json::exception.
+std::string replayed_report(const report::ResultFile &r, const std::string &input) {
+  const report::RunChoice first = report::choose_run(r, std::nullopt, std::nullopt);
+  report::Rerun base = report::prepare_rerun(r.scenario_file, first);
+  report::ReportExtras x;
+  x.scenario_description = base.scenario.description;
+
+  // Wakeup latency: one replay per configuration, on the first seed (the run JSON: its run).
+  std::vector<std::string> names;
+  if (r.experiment)
+    for (const auto &c : r.json.at("configs")) names.push_back(c.at("name").get<std::string>());
+  else
+    names.push_back(first.config);
+  const std::string excerpt = excerpt_config(r.json, base.scenario);
+  Time fi_at = kTimeNever, end = 0;
+  for (std::size_t i = 0; i < names.size(); i++) {
+    report::RunChoice c = first;
+    if (r.experiment) c.config = names[i];
+    const report::Rerun rep = report::prepare_rerun(r.scenario_file, c);
+    // The excerpt starts near the first forced idle after 1 s (or in the run's first part).
+    const report::LatencyRerun lr = report::rerun_latency(rep, NSEC_PER_SEC);
+    const observe::Histogram &h = lr.wakeup_latency;
+    x.latency.push_back(
+        {names[i], cdf_points(h), i,
+         fmt::format("p99 {}, p99.9 {}, max {}",
+                     report::human_duration(static_cast<double>(h.percentile(0.99))),
+                     report::human_duration(static_cast<double>(h.percentile(0.999))),
+                     report::human_duration(static_cast<double>(h.max())))});
+    if (names[i] == excerpt) fi_at = lr.first_forceidle, end = lr.end;
+  }
+  x.latency_note = fmt::format("Each line is one run: seed {} of its configuration.", first.seed);
+
+  report::RunChoice ec = first;
+  ec.config = excerpt;
+  const report::Rerun rep = report::prepare_rerun(r.scenario_file, ec);
+  Time from = end > NSEC_PER_SEC + kExcerpt ? NSEC_PER_SEC : 0;
+  if (fi_at != kTimeNever && fi_at + kExcerpt <= end)
+    from = fi_at / NSEC_PER_MSEC * NSEC_PER_MSEC -
+           (fi_at >= 2 * NSEC_PER_MSEC ? 2 * NSEC_PER_MSEC : 0);
+  Time to = from + kExcerpt;
+  observe::Timeline tl = report::rerun_timeline(rep, from, to, {}, kExcerptLimit);
+  if (tl.overflow) {  // a busy machine: a shorter window keeps the page light
+    to = from + kExcerpt / 10;
+    tl = report::rerun_timeline(rep, from, to, {}, kExcerptLimit);
+  }
+  if (!tl.overflow) {
+    report::TimelineSvgOptions o;
+    o.width = 1200;
+    o.title = fmt::format("{}, seed {}: {}–{} ms", excerpt, rep.seed, from / NSEC_PER_MSEC,
+                          to / NSEC_PER_MSEC);
+    x.timeline_svg = report::timeline_svg(tl, o);
+    x.timeline_caption = fmt::format(
+        "Configuration \"{}\", seed {}, simulated time {}–{} ms{}. Draw other windows with "
+        "schedlab timeline {} --config \"{}\" --from T --to T -o FILE.svg.",
+        excerpt, rep.seed, from / NSEC_PER_MSEC, to / NSEC_PER_MSEC,
+        fi_at != kTimeNever && from <= fi_at && fi_at < to
+            ? " (around the first forced idle after 1 s)"
+            : "",
+        input, excerpt);
+  }
+  return report::html_report(r.json, x);
+}
+
 int cmd_report(const std::string &input, const std::string &out_path) {
   auto bad = [](const std::string &msg) {
     std::fprintf(stderr, "schedlab report: %s\n", msg.c_str());
@@ -74,65 +138,8 @@ int cmd_report(const std::string &input, const std::string &out_path) {
   };
   std::string html;
   try {
-    const report::RunChoice first = report::choose_run(r, std::nullopt, std::nullopt);
-    report::Rerun base = report::prepare_rerun(r.scenario_file, first);
-    report::ReportExtras x;
-    x.scenario_description = base.scenario.description;
-
-    // Wakeup latency: one replay per configuration, on the first seed (the run JSON: its run).
-    std::vector<std::string> names;
-    if (r.experiment)
-      for (const auto &c : r.json.at("configs")) names.push_back(c.at("name").get<std::string>());
-    else
-      names.push_back(first.config);
-    const std::string excerpt = excerpt_config(r.json, base.scenario);
-    Time fi_at = kTimeNever, end = 0;
-    for (std::size_t i = 0; i < names.size(); i++) {
-      report::RunChoice c = first;
-      if (r.experiment) c.config = names[i];
-      const report::Rerun rep = report::prepare_rerun(r.scenario_file, c);
-      // The excerpt starts near the first forced idle after 1 s (or in the run's first part).
-      const report::LatencyRerun lr = report::rerun_latency(rep, NSEC_PER_SEC);
-      const observe::Histogram &h = lr.wakeup_latency;
-      x.latency.push_back(
-          {names[i], cdf_points(h), i,
-           fmt::format("p99 {}, p99.9 {}, max {}",
-                       report::human_duration(static_cast<double>(h.percentile(0.99))),
-                       report::human_duration(static_cast<double>(h.percentile(0.999))),
-                       report::human_duration(static_cast<double>(h.max())))});
-      if (names[i] == excerpt) fi_at = lr.first_forceidle, end = lr.end;
-    }
-    x.latency_note = fmt::format("Each line is one run: seed {} of its configuration.", first.seed);
-
-    report::RunChoice ec = first;
-    ec.config = excerpt;
-    const report::Rerun rep = report::prepare_rerun(r.scenario_file, ec);
-    Time from = end > NSEC_PER_SEC + kExcerpt ? NSEC_PER_SEC : 0;
-    if (fi_at != kTimeNever && fi_at + kExcerpt <= end)
-      from = fi_at / NSEC_PER_MSEC * NSEC_PER_MSEC -
-             (fi_at >= 2 * NSEC_PER_MSEC ? 2 * NSEC_PER_MSEC : 0);
-    Time to = from + kExcerpt;
-    observe::Timeline tl = report::rerun_timeline(rep, from, to, {}, kExcerptLimit);
-    if (tl.overflow) {  // a busy machine: a shorter window keeps the page light
-      to = from + kExcerpt / 10;
-      tl = report::rerun_timeline(rep, from, to, {}, kExcerptLimit);
-    }
-    if (!tl.overflow) {
-      report::TimelineSvgOptions o;
-      o.width = 1200;
-      o.title = fmt::format("{}, seed {}: {}–{} ms", excerpt, rep.seed, from / NSEC_PER_MSEC,
-                            to / NSEC_PER_MSEC);
-      x.timeline_svg = report::timeline_svg(tl, o);
-      x.timeline_caption = fmt::format(
-          "Configuration \"{}\", seed {}, simulated time {}–{} ms{}. Draw other windows with "
-          "schedlab timeline {} --config \"{}\" --from T --to T -o FILE.svg.",
-          excerpt, rep.seed, from / NSEC_PER_MSEC, to / NSEC_PER_MSEC,
-          fi_at != kTimeNever && from <= fi_at && fi_at < to
-              ? " (around the first forced idle after 1 s)"
-              : "",
-          input, excerpt);
-    }
-    html = report::html_report(r.json, x);
+    // A sweep's page is drawn from its numbers alone: no re-run.
+    html = r.sweep ? report::html_report(r.json, {}) : replayed_report(r, input);
   } catch (const report::InputError &e) {
     return fail(e.what());
   } catch (const nlohmann::json::exception &) {
@@ -153,7 +160,8 @@ Command add_report_command(CLI::App &app) {
   auto a = std::make_shared<Args>();
   CLI::App *cmd = app.add_subcommand(
       "report", "Write a self-contained HTML report (table, charts, timeline) of a result JSON");
-  cmd->add_option("result", a->input, "Result JSON of 'experiment --json' (or 'run --json')")
+  cmd->add_option("result", a->input,
+                  "Result JSON of 'experiment --json' (or 'run --json', 'sweep --json')")
       ->required();
   cmd->add_option("-o,--output", a->out, "HTML file to write")->required();
   cmd->allow_extras(false);

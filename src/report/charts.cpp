@@ -304,4 +304,101 @@ std::string cdf_chart(const std::string &t, const std::vector<CdfSeries> &series
   return svg.finish();
 }
 
+std::string point_chart(const std::string &t, const std::vector<std::string> &categories,
+                        const std::vector<PointSeries> &series, const std::string &x_label,
+                        const std::string &y_label) {
+  const double kLeft = 90, kLegendW = 260, kH = 340;
+  Svg svg(kWidth, kH);
+  title(svg, t);
+  const double x0 = kLeft, x1 = kWidth - kLegendW, y0 = kTop, y1 = kH - kBottom - 14;
+  // Times, counts and shares cannot go below zero: where no mean does, neither do the whiskers
+  // (a t interval of a few skewed runs can) nor the axis.
+  bool non_negative = true;
+  for (const auto &se : series)
+    for (double m : se.mean) non_negative &= !(m < 0);
+  auto whisker = [&](const PointSeries &se, std::size_t i) {
+    const double m = se.mean[i];
+    const double c = i < se.ci95.size() && std::isfinite(se.ci95[i]) ? se.ci95[i] : 0;
+    return std::pair{non_negative ? std::max(0.0, m - c) : m - c, m + c};
+  };
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto &se : series)
+    for (std::size_t i = 0; i < se.mean.size(); i++) {
+      if (!std::isfinite(se.mean[i])) continue;
+      const auto [l, h] = whisker(se, i);
+      lo = std::min(lo, l), hi = std::max(hi, h);
+    }
+  if (!std::isfinite(lo)) lo = 0, hi = 1;
+  auto [dlo, dhi] = domain(lo, hi, false);
+  if (non_negative) dlo = std::max(0.0, dlo);
+  const Ticks ticks = nice_ticks(dlo, dhi, 5);
+  dlo = std::min(dlo, ticks.values.front());
+  dhi = std::max(dhi, ticks.values.back());
+  const Scale sy{dlo, dhi, y1, y0};
+  for (double v : ticks.values) {
+    const double y = sy(v);
+    svg.line(x0, y, x1, y, "#e3e3e3");
+    svg.line(x0 - 5, y, x0, y, "#333");
+    svg.text(x0 - 8, y + 4, tick_label(v, ticks.step), {{"text-anchor", "end"}});
+  }
+  svg.line(x0, y1, x1, y1, "#333");
+  svg.line(x0, y0, x0, y1, "#333");
+  svg.text(16, (y0 + y1) / 2, y_label,
+           {{"text-anchor", "middle"},
+            {"transform", fmt::format("rotate(-90 16 {})", px((y0 + y1) / 2))}});
+  const double n = static_cast<double>(std::max<std::size_t>(categories.size(), 1));
+  const double band = (x1 - x0) / n;
+  for (std::size_t i = 0; i < categories.size(); i++) {
+    const double x = x0 + (static_cast<double>(i) + 0.5) * band;
+    svg.line(x, y1, x, y1 + 5, "#333");
+    svg.text(x, y1 + 19, categories[i], {{"text-anchor", "middle"}});
+  }
+  svg.text((x0 + x1) / 2, y1 + 42, x_label, {{"text-anchor", "middle"}});
+  const double ns = static_cast<double>(series.size());
+  const double nudge = std::min(10.0, band / (ns + 1));
+  for (std::size_t s = 0; s < series.size(); s++) {
+    const auto &se = series[s];
+    const char *colour = series_colour(s);
+    const double dx = (static_cast<double>(s) - (ns - 1) / 2) * nudge;
+    auto cx = [&](std::size_t i) { return x0 + (static_cast<double>(i) + 0.5) * band + dx; };
+    std::string d;
+    int dots = 0;
+    for (std::size_t i = 0; i < se.mean.size() && i < categories.size(); i++) {
+      if (!std::isfinite(se.mean[i])) continue;
+      d += fmt::format("{}{},{}", d.empty() ? "M" : " L", px(cx(i)), px(sy(se.mean[i])));
+      dots++;
+    }
+    if (dots > 1)
+      svg.leaf("path", {{"d", d},
+                        {"fill", "none"},
+                        {"stroke", colour},
+                        {"stroke-width", "1.5"},
+                        {"stroke-opacity", "0.7"}});
+    for (std::size_t i = 0; i < se.mean.size() && i < categories.size(); i++) {
+      const double m = se.mean[i];
+      if (!std::isfinite(m)) continue;
+      const double c = i < se.ci95.size() ? se.ci95[i] : std::nan("");
+      const double x = cx(i);
+      svg.open("g");
+      svg.title(std::isfinite(c)
+                    ? fmt::format("{} at {}: {:.4g} ± {:.2g}", se.label, categories[i], m, c)
+                    : fmt::format("{} at {}: {:.4g}", se.label, categories[i], m));
+      if (std::isfinite(c) && c > 0) {
+        const auto [l, h] = whisker(se, i);
+        svg.line(x, sy(l), x, sy(h), colour, 1.5);
+        svg.line(x - 4, sy(l), x + 4, sy(l), colour, 1.5);
+        svg.line(x - 4, sy(h), x + 4, sy(h), colour, 1.5);
+      }
+      svg.leaf("circle", {{"cx", px(x)}, {"cy", px(sy(m))}, {"r", "4"}, {"fill", colour}});
+      svg.close();
+    }
+    const double ly = y0 + 10 + 24 * static_cast<double>(s);
+    svg.line(x1 + 20, ly, x1 + 44, ly, colour, 3);
+    svg.text(x1 + 50, ly + 4, se.label);
+  }
+  svg.text(kWidth - kRight, 22, "dot: mean; whisker: CI95 of the runs",
+           {{"text-anchor", "end"}, {"fill", "#555"}});
+  return svg.finish();
+}
+
 }  // namespace schedlab::report

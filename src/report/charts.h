@@ -53,4 +53,16 @@ struct CdfSeries {
 std::string cdf_chart(const std::string &title, const std::vector<CdfSeries> &series,
                       const std::string &x_label, bool tail = false);
 
+// A sweep's means at each grid point: the points along x (categories, evenly spaced, labelled
+// by their values), one series per configuration: a dot at the mean, a whisker over its CI95
+// and a line joining the series' dots. Series are nudged apart within a point so that equal
+// means stay visible. A NaN mean leaves its point out (a NaN CI95 its whisker).
+struct PointSeries {
+  std::string label;
+  std::vector<double> mean, ci95;  // one per category
+};
+std::string point_chart(const std::string &title, const std::vector<std::string> &categories,
+                        const std::vector<PointSeries> &series, const std::string &x_label,
+                        const std::string &y_label);
+
 }  // namespace schedlab::report

@@ -343,9 +343,112 @@ std::string run_page(const json &j, const ReportExtras &x) {
   return page("schedlab run: " + scenario, b);
 }
 
+// One chart of a sweep: per configuration (by name, from the first point), the quantity's mean
+// and CI95 at every point; empty when no point has it.
+std::string sweep_chart(const json &points, const std::string &key, double scale,
+                        const std::string &label, const std::vector<std::string> &categories,
+                        const std::string &x_label) {
+  std::vector<PointSeries> series;
+  bool any = false;
+  for (const auto &jc0 : points.at(0).at("experiment").at("configs")) {
+    PointSeries se{jc0.at("name").get<std::string>(), {}, {}};
+    for (const auto &p : points) {
+      double m = std::nan(""), c = std::nan("");
+      for (const auto &jc : p.at("experiment").at("configs"))
+        if (jc.at("name") == se.label && jc.contains("mean_" + key)) {
+          m = num(jc.at("mean_" + key)) * scale;
+          c = num(jc.value("ci95_" + key, json())) * scale;
+          any |= std::isfinite(m);
+        }
+      se.mean.push_back(m);
+      se.ci95.push_back(c);
+    }
+    series.push_back(std::move(se));
+  }
+  return any ? chart(point_chart(label, categories, series, x_label, label)) : "";
+}
+
+std::string sweep_page(const json &j) {
+  const json &params = j.at("params");
+  const json &points = j.at("points");
+  const json &first = points.at(0).at("experiment");
+  const std::string scenario = first.at("scenario").get<std::string>();
+  const auto &seeds = first.at("seeds");
+  const std::size_t n = seeds.size();
+  std::vector<std::string> paths, categories;
+  for (const auto &p : params) paths.push_back(p.at("path").get<std::string>());
+  for (const auto &p : points) {
+    std::string c;
+    for (const auto &path : paths)
+      c += (c.empty() ? "" : ", ") + p.at("values").at(path).get<std::string>();
+    categories.push_back(c);
+  }
+  std::string x_label;
+  for (const auto &path : paths) x_label += (x_label.empty() ? "" : ", ") + path;
+
+  std::string b = "<h1>schedlab sweep: " + esc(scenario) + "</h1>\n";
+  b += fmt::format(
+      "<p class=\"meta\">Scenario file <code>{}</code> &middot; {} point{} &times; {} "
+      "configuration{} &times; {} run{} (seeds {}{}) &middot; schedlab {}</p>\n",
+      esc(j.value("scenario_file", std::string("?"))), points.size(), points.size() == 1 ? "" : "s",
+      first.at("configs").size(), first.at("configs").size() == 1 ? "" : "s", n, n == 1 ? "" : "s",
+      n ? seeds.front().dump() : std::string("-"), n > 1 ? ".." + seeds.back().dump() : "",
+      esc(first.value("schedlab_version", std::string("?"))));
+  for (const auto &p : params) {
+    std::string vals;
+    for (const auto &v : p.at("values")) vals += (vals.empty() ? "" : ", ") + v.get<std::string>();
+    b += "<p class=\"meta\"><code>" + esc(p.at("path").get<std::string>()) +
+         "</code> = " + esc(vals) + "</p>\n";
+  }
+
+  Table t;
+  t.head = paths;
+  t.head.insert(t.head.end(), {"Configuration", "Completion (s) ± CI95", "Overhead (s) ± CI95",
+                               "Forced idle (s)"});
+  for (std::size_t k = 0; k < points.size(); k++)
+    for (const auto &jc : points[k].at("experiment").at("configs")) {
+      std::vector<std::string> row;
+      for (const auto &path : paths)
+        row.push_back(points[k].at("values").at(path).get<std::string>());
+      row.push_back(jc.at("name").get<std::string>());
+      row.push_back(f3(jc.at("mean_completion_time_s")) + " ± " +
+                    f3(jc.at("ci95_completion_time_s")));
+      row.push_back(f3(jc.at("overhead_s")) + " ± " + f3(jc.at("overhead_ci95_s")));
+      row.push_back(f3(jc.at("mean_forceidle_s")));
+      t.rows.push_back(std::move(row));
+    }
+  b += "<h2>Results</h2>\n" + table_html(t);
+  b += "<p class=\"note\">Every point ran the same seeds. Overhead: against the point's first "
+       "configuration, CI95 paired by seed. The figures below are means of the runs with their "
+       "CI95; schedlab sweep's table and JSON have each configuration's change against the "
+       "point's first, paired by seed.</p>\n";
+
+  b += "<h2>Across the sweep</h2>\n";
+  b += sweep_chart(points, "completion_time_s", 1, "completion time (s)", categories, x_label);
+  bool forced_idle = false;
+  for (const auto &p : points)
+    for (const auto &jc : p.at("experiment").at("configs"))
+      forced_idle |= num(jc.at("mean_forceidle_s")) > 0;
+  if (forced_idle)
+    b += sweep_chart(points, "forceidle_s", 1, "forced idle, summed over CPUs (s)", categories,
+                     x_label);
+  for (const auto &m : experiment::kBenchMetrics)
+    b += sweep_chart(points, m.key, 1, m.label, categories, x_label);
+  b += sweep_chart(points, "wakeups_other_cookie_pct", 1, "wakeups onto another cookie's core (%)",
+                   categories, x_label);
+  for (const auto &m : experiment::kNewidleMetrics)
+    b +=
+        sweep_chart(points, m.key, m.scale, std::string("newidle ") + m.label, categories, x_label);
+  for (const auto &m : experiment::kBalanceMetrics)
+    b += sweep_chart(points, m.key, m.scale, std::string("task moves: ") + m.label, categories,
+                     x_label);
+  return page("schedlab sweep: " + scenario, b);
+}
+
 }  // namespace
 
 std::string html_report(const json &result, const ReportExtras &extras) {
+  if (result.contains("points") && result.contains("params")) return sweep_page(result);
   if (result.contains("configs") && result.contains("seeds"))
     return experiment_page(result, extras);
   return run_page(result, extras);

@@ -20,10 +20,13 @@ ResultFile read_result(const std::string &path) {
   r.json = nlohmann::json::parse(ss.str(), nullptr, false);
   if (r.json.is_discarded()) throw InputError(path + ": not valid JSON");
   if (!r.json.is_object()) throw InputError(path + ": not a schedlab result (expected an object)");
+  r.sweep = r.json.contains("params") && r.json.contains("points");
+  if (r.sweep) return r;
   r.experiment = r.json.contains("configs") && r.json.contains("seeds");
   if (!r.experiment && !(r.json.contains("config") && r.json.contains("seed")))
     throw InputError(path +
-                     ": not a result of 'schedlab run --json' or 'schedlab experiment --json'");
+                     ": not a result of 'schedlab run --json', 'schedlab experiment --json' or "
+                     "'schedlab sweep --json'");
   const auto it = r.json.find("scenario_file");
   if (it == r.json.end() || !it->is_string() || it->get<std::string>().empty())
     throw InputError(path +

@@ -21,11 +21,13 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A result JSON of `schedlab run --json` or `schedlab experiment --json`.
+// A result JSON of `schedlab run --json`, `schedlab experiment --json` or `schedlab sweep
+// --json` (which the report draws without a re-run, so its scenario file need not exist).
 struct ResultFile {
   std::string path;
   nlohmann::json json;
   bool experiment = false;    // has "configs" and "seeds"
+  bool sweep = false;         // has "params" and "points"
   std::string scenario_file;  // resolved: as written, or relative to the JSON's directory
 };
 ResultFile read_result(const std::string &path);

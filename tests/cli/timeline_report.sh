@@ -95,6 +95,52 @@ check "report is deterministic" 'cmp -s "$tmp/r.html" "$tmp/r2.html"'
 "$bin" report "$tmp/run.json" -o "$tmp/run.html"; rc=$?
 check "report of a run JSON" '[ $rc -eq 0 ] && grep -q "<table>" "$tmp/run.html"'
 
+# The report of a sweep: drawn from its numbers alone, one chart per quantity across the points.
+"$bin" sweep "$sc" --param kernel.tunables.migration_cost_ns=100000,500000 --config "No cookie" \
+  --config "Cookie + patch" --runs 2 --json "$tmp/sweep.json" >/dev/null
+sed "s#\"scenario_file\": \"[^\"]*\"#\"scenario_file\": \"$tmp/gone.toml\"#" "$tmp/sweep.json" \
+  >"$tmp/sweep-moved.json"
+"$bin" report "$tmp/sweep-moved.json" -o "$tmp/s.html"; rc=$?
+check "sweep report runs, its scenario file gone" '[ $rc -eq 0 ] && [ -s "$tmp/s.html" ]'
+check "sweep report: well-formed, its table, a chart per quantity, a dot per point and configuration" \
+  'python3 - "$tmp/s.html" "$tmp/sweep.json" <<"PY"
+import json, re, sys
+from html.parser import HTMLParser
+text = open(sys.argv[1]).read()
+sweep = json.load(open(sys.argv[2]))
+class P(HTMLParser):
+    def __init__(s):
+        super().__init__(); s.stack = []
+    def handle_starttag(s, t, a):
+        if t not in {"meta", "br"}: s.stack.append(t)
+    def handle_endtag(s, t):
+        assert s.stack and s.stack[-1] == t, (t, s.stack[-3:])
+        s.stack.pop()
+p = P(); p.feed(text); p.close()
+assert not p.stack, p.stack
+svgs = re.findall(r"<svg.*?</svg>", text, re.S)
+titles = [re.search(r"font-weight=\"bold\">([^<]*)<", s).group(1) for s in svgs]
+assert titles[0] == "completion time (s)", titles
+for t in ["forced idle, summed over CPUs (s)", "wakeups onto another cookie&#39;s core (%)",
+          "newidle attempts", "newidle mean avg_idle (us)"]:
+    assert t in titles, (t, titles)
+# migration_cost_ns does not act on pushes or the balancer features: no task-move charts.
+assert not any(t.startswith("task moves") for t in titles), titles
+# Completion: 2 points x 2 configurations, each a dot whose tooltip holds the JSON mean.
+assert svgs[0].count("<circle") == 4
+c = sweep["points"][1]["experiment"]["configs"][1]
+want = "Cookie + patch at 500000: {:.4g}".format(c["mean_completion_time_s"])
+assert want in svgs[0], want
+assert text.count("<tr>") == 1 + 4  # the results table: head + points x configurations
+assert not re.search(r"<(script|link|img)\b", text)
+PY'
+"$bin" report "$tmp/sweep-moved.json" -o "$tmp/s2.html"
+check "sweep report is deterministic" 'cmp -s "$tmp/s.html" "$tmp/s2.html"'
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["points"]=[]; json.dump(j,open(sys.argv[2],"w"))' \
+  "$tmp/sweep.json" "$tmp/sweep-empty.json"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); del j["points"][0]["experiment"]["configs"][0]["mean_completion_time_s"]; json.dump(j,open(sys.argv[2],"w"))' \
+  "$tmp/sweep.json" "$tmp/sweep-partial.json"
+
 # Bad inputs: one line, exit 2.
 bad() {  # name, then the command
   local name=$1; shift
@@ -117,5 +163,7 @@ bad "unknown --config" "$bin" timeline "$tmp/run.json" --config Nope -o "$tmp/x.
 bad "window too busy" "$bin" timeline "$sc" --from 0 --to 20s -o "$tmp/x.svg"
 bad "output not writable" "$bin" timeline "$sc" -o "$tmp/no/such/dir.svg"
 bad "report output not writable" "$bin" report "$tmp/exp.json" -o "$tmp/no/such/dir.html"
+bad "sweep without points" "$bin" report "$tmp/sweep-empty.json" -o "$tmp/x.html"
+bad "sweep missing a mean" "$bin" report "$tmp/sweep-partial.json" -o "$tmp/x.html"
 echo "$((n-fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]

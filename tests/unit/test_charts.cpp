@@ -1,0 +1,45 @@
+// The report's sweep chart: what it draws for the points a sweep has, and what it leaves out.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <regex>
+#include <string>
+
+#include "report/charts.h"
+
+namespace schedlab::report {
+namespace {
+
+std::size_t count(const std::string &s, const std::string &what) {
+  std::size_t n = 0;
+  for (std::size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) n++;
+  return n;
+}
+
+TEST(PointChart, ADotPerPointWithAMeanAndItsFiguresOnHover) {
+  const std::string svg = point_chart(
+      "completion time (s)", {"4", "8"},
+      {{"Cookie", {25.8, std::nan("")}, {0.1, 0.2}}, {"Cookie + patch", {25.0, 24.5}, {0.1, 0.05}}},
+      "machine.cores_per_llc", "completion time (s)");
+  EXPECT_EQ(count(svg, "<circle"), 3u);  // Cookie has no mean at 8 cores: no dot there
+  EXPECT_NE(svg.find("<title>Cookie at 4: 25.8 ± 0.1</title>"), std::string::npos);
+  EXPECT_NE(svg.find("<title>Cookie + patch at 8: 24.5 ± 0.05</title>"), std::string::npos);
+  EXPECT_EQ(svg.find("Cookie at 8"), std::string::npos);
+  EXPECT_NE(svg.find(">machine.cores_per_llc<"), std::string::npos);
+  // One line joining each configuration's dots; a lone dot draws none.
+  EXPECT_EQ(count(svg, "<path"), 1u);
+}
+
+TEST(PointChart, NonNegativeMeansKeepTheAxisAndWhiskersAtZeroOrAbove) {
+  // Three skewed runs: the t interval reaches far below zero.
+  const std::string svg =
+      point_chart("p99.9 (us)", {"a", "b"}, {{"x", {700, 27}, {1800, 2}}}, "k", "p99.9 (us)");
+  EXPECT_FALSE(std::regex_search(svg, std::regex(">-[0-9]"))) << "a negative tick label";
+  EXPECT_NE(svg.find(">0<"), std::string::npos);
+  // A quantity that can be negative keeps its negative range.
+  const std::string neg = point_chart("change", {"a"}, {{"x", {-5}, {2}}}, "k", "change (%)");
+  EXPECT_TRUE(std::regex_search(neg, std::regex(">-[0-9]")));
+}
+
+}  // namespace
+}  // namespace schedlab::report
