@@ -306,16 +306,14 @@ std::string cdf_chart(const std::string &t, const std::vector<CdfSeries> &series
 
 std::string point_chart(const std::string &t, const std::vector<std::string> &categories,
                         const std::vector<PointSeries> &series, const std::string &x_label,
-                        const std::string &y_label) {
+                        const std::string &y_label, bool changes) {
   const double kLeft = 90, kLegendW = 260, kH = 340;
   Svg svg(kWidth, kH);
   title(svg, t);
   const double x0 = kLeft, x1 = kWidth - kLegendW, y0 = kTop, y1 = kH - kBottom - 14;
-  // Times, counts and shares cannot go below zero: where no mean does, neither do the whiskers
-  // (a t interval of a few skewed runs can) nor the axis.
-  bool non_negative = true;
-  for (const auto &se : series)
-    for (double m : se.mean) non_negative &= !(m < 0);
+  // Times, counts and shares cannot go below zero, so neither do their whiskers (a t interval
+  // of a few skewed runs can) nor the axis. A change can, and its zero line stays in view.
+  const bool non_negative = !changes;
   auto whisker = [&](const PointSeries &se, std::size_t i) {
     const double m = se.mean[i];
     const double c = i < se.ci95.size() && std::isfinite(se.ci95[i]) ? se.ci95[i] : 0;
@@ -329,6 +327,7 @@ std::string point_chart(const std::string &t, const std::vector<std::string> &ca
       lo = std::min(lo, l), hi = std::max(hi, h);
     }
   if (!std::isfinite(lo)) lo = 0, hi = 1;
+  if (changes) lo = std::min(lo, 0.0), hi = std::max(hi, 0.0);
   auto [dlo, dhi] = domain(lo, hi, false);
   if (non_negative) dlo = std::max(0.0, dlo);
   const Ticks ticks = nice_ticks(dlo, dhi, 5);
@@ -343,6 +342,7 @@ std::string point_chart(const std::string &t, const std::vector<std::string> &ca
   }
   svg.line(x0, y1, x1, y1, "#333");
   svg.line(x0, y0, x0, y1, "#333");
+  if (changes) svg.line(x0, sy(0), x1, sy(0), "#333");  // no change
   svg.text(16, (y0 + y1) / 2, y_label,
            {{"text-anchor", "middle"},
             {"transform", fmt::format("rotate(-90 16 {})", px((y0 + y1) / 2))}});
@@ -358,7 +358,7 @@ std::string point_chart(const std::string &t, const std::vector<std::string> &ca
   const double nudge = std::min(10.0, band / (ns + 1));
   for (std::size_t s = 0; s < series.size(); s++) {
     const auto &se = series[s];
-    const char *colour = series_colour(s);
+    const char *colour = series_colour(se.colour);
     const double dx = (static_cast<double>(s) - (ns - 1) / 2) * nudge;
     auto cx = [&](std::size_t i) { return x0 + (static_cast<double>(i) + 0.5) * band + dx; };
     std::string d;
@@ -396,7 +396,9 @@ std::string point_chart(const std::string &t, const std::vector<std::string> &ca
     svg.line(x1 + 20, ly, x1 + 44, ly, colour, 3);
     svg.text(x1 + 50, ly + 4, se.label);
   }
-  svg.text(kWidth - kRight, 22, "dot: mean; whisker: CI95 of the runs",
+  svg.text(kWidth - kRight, 22,
+           changes ? "dot: mean change; whisker: its CI95, paired by seed"
+                   : "dot: mean; whisker: CI95 of the runs",
            {{"text-anchor", "end"}, {"fill", "#555"}});
   return svg.finish();
 }

@@ -56,13 +56,16 @@ std::string cdf_chart(const std::string &title, const std::vector<CdfSeries> &se
 // A sweep's means at each grid point: the points along x (categories, evenly spaced, labelled
 // by their values), one series per configuration: a dot at the mean, a whisker over its CI95
 // and a line joining the series' dots. Series are nudged apart within a point so that equal
-// means stay visible. A NaN mean leaves its point out (a NaN CI95 its whisker).
+// means stay visible. A NaN mean leaves its point out (a NaN CI95 its whisker). Quantities are
+// taken to be non-negative (the axis and whiskers stop at zero) unless they are `changes`
+// (against a reference), which get a zero line.
 struct PointSeries {
   std::string label;
   std::vector<double> mean, ci95;  // one per category
+  std::size_t colour = 0;          // index for series_colour()
 };
 std::string point_chart(const std::string &title, const std::vector<std::string> &categories,
                         const std::vector<PointSeries> &series, const std::string &x_label,
-                        const std::string &y_label);
+                        const std::string &y_label, bool changes = false);
 
 }  // namespace schedlab::report

@@ -343,29 +343,54 @@ std::string run_page(const json &j, const ReportExtras &x) {
   return page("schedlab run: " + scenario, b);
 }
 
-// One chart of a sweep: per configuration (by name, from the first point), the quantity's mean
-// and CI95 at every point; empty when no point has it.
-std::string sweep_chart(const json &points, const std::string &key, double scale,
-                        const std::string &label, const std::vector<std::string> &categories,
-                        const std::string &x_label) {
+// Per configuration (by name, from the first point's `from`-th on), a figure and its CI95 at
+// every point, scaled; NaN where a point lacks it. `any`: some point has it.
+std::vector<PointSeries> sweep_series(const json &points, const std::string &key,
+                                      const std::string &ci_key, double scale, std::size_t from,
+                                      bool &any) {
   std::vector<PointSeries> series;
-  bool any = false;
-  for (const auto &jc0 : points.at(0).at("experiment").at("configs")) {
-    PointSeries se{jc0.at("name").get<std::string>(), {}, {}};
+  const json &configs = points.at(0).at("experiment").at("configs");
+  for (std::size_t c = from; c < configs.size(); c++) {
+    PointSeries se{configs[c].at("name").get<std::string>(), {}, {}, c};
     for (const auto &p : points) {
-      double m = std::nan(""), c = std::nan("");
+      double m = std::nan(""), ci = std::nan("");
       for (const auto &jc : p.at("experiment").at("configs"))
-        if (jc.at("name") == se.label && jc.contains("mean_" + key)) {
-          m = num(jc.at("mean_" + key)) * scale;
-          c = num(jc.value("ci95_" + key, json())) * scale;
+        if (jc.at("name") == se.label && jc.contains(key)) {
+          m = num(jc.at(key)) * scale;
+          ci = num(jc.value(ci_key, json())) * scale;
           any |= std::isfinite(m);
         }
       se.mean.push_back(m);
-      se.ci95.push_back(c);
+      se.ci95.push_back(ci);
     }
     series.push_back(std::move(se));
   }
-  return any ? chart(point_chart(label, categories, series, x_label, label)) : "";
+  return series;
+}
+
+// The charts of one quantity across a sweep: its mean per configuration, then, with more than
+// one configuration, each other's change against the first (paired by seed) as the JSON has it
+// (`change_key`, in `change_unit`). Empty when no point has the quantity.
+std::string sweep_charts(const json &points, const std::string &key, double scale,
+                         const std::string &label, const std::vector<std::string> &categories,
+                         const std::string &x_label, const std::string &change_key = "",
+                         const std::string &change_ci_key = "",
+                         const std::string &change_unit = "%") {
+  bool any = false;
+  const auto means = sweep_series(points, "mean_" + key, "ci95_" + key, scale, 0, any);
+  if (!any) return "";
+  std::string o = chart(point_chart(label, categories, means, x_label, label));
+  const json &configs = points.at(0).at("experiment").at("configs");
+  bool any_change = false;
+  const auto changes =
+      sweep_series(points, change_key.empty() ? "change_pct_" + key : change_key,
+                   change_key.empty() ? "change_ci95_pct_" + key : change_ci_key, 1, 1, any_change);
+  if (any_change) {
+    const std::string t = label + ": change against " +
+                          configs.at(0).at("name").get<std::string>() + " (" + change_unit + ")";
+    o += chart(point_chart(t, categories, changes, x_label, "change (" + change_unit + ")", true));
+  }
+  return o;
 }
 
 std::string sweep_page(const json &j) {
@@ -419,29 +444,30 @@ std::string sweep_page(const json &j) {
     }
   b += "<h2>Results</h2>\n" + table_html(t);
   b += "<p class=\"note\">Every point ran the same seeds. Overhead: against the point's first "
-       "configuration, CI95 paired by seed. The figures below are means of the runs with their "
-       "CI95; schedlab sweep's table and JSON have each configuration's change against the "
-       "point's first, paired by seed.</p>\n";
+       "configuration, CI95 paired by seed. Below, each figure's mean over the runs with its CI95, "
+       "then each other configuration's change against the point's first, paired by seed "
+       "(the sweep JSON has the sign tests).</p>\n";
 
   b += "<h2>Across the sweep</h2>\n";
-  b += sweep_chart(points, "completion_time_s", 1, "completion time (s)", categories, x_label);
+  b += sweep_charts(points, "completion_time_s", 1, "completion time (s)", categories, x_label,
+                    "overhead_s", "overhead_ci95_s", "s");
   bool forced_idle = false;
   for (const auto &p : points)
     for (const auto &jc : p.at("experiment").at("configs"))
       forced_idle |= num(jc.at("mean_forceidle_s")) > 0;
   if (forced_idle)
-    b += sweep_chart(points, "forceidle_s", 1, "forced idle, summed over CPUs (s)", categories,
-                     x_label);
+    b += sweep_charts(points, "forceidle_s", 1, "forced idle, summed over CPUs (s)", categories,
+                      x_label);
   for (const auto &m : experiment::kBenchMetrics)
-    b += sweep_chart(points, m.key, 1, m.label, categories, x_label);
-  b += sweep_chart(points, "wakeups_other_cookie_pct", 1, "wakeups onto another cookie's core (%)",
-                   categories, x_label);
+    b += sweep_charts(points, m.key, 1, m.label, categories, x_label);
+  b += sweep_charts(points, "wakeups_other_cookie_pct", 1, "wakeups onto another cookie's core (%)",
+                    categories, x_label);
   for (const auto &m : experiment::kNewidleMetrics)
-    b +=
-        sweep_chart(points, m.key, m.scale, std::string("newidle ") + m.label, categories, x_label);
+    b += sweep_charts(points, m.key, m.scale, std::string("newidle ") + m.label, categories,
+                      x_label);
   for (const auto &m : experiment::kBalanceMetrics)
-    b += sweep_chart(points, m.key, m.scale, std::string("task moves: ") + m.label, categories,
-                     x_label);
+    b += sweep_charts(points, m.key, m.scale, std::string("task moves: ") + m.label, categories,
+                      x_label);
   return page("schedlab sweep: " + scenario, b);
 }
 
