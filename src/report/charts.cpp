@@ -379,27 +379,44 @@ std::string point_chart(const std::string &t, const std::vector<std::string> &ca
       if (!std::isfinite(m)) continue;
       const double c = i < se.ci95.size() ? se.ci95[i] : std::nan("");
       const double x = cx(i);
+      // A change whose sign test does not reach 5 % is drawn hollow.
+      const double p = i < se.sign_p.size() ? se.sign_p[i] : std::nan("");
       svg.open("g");
-      svg.title(std::isfinite(c)
-                    ? fmt::format("{} at {}: {:.4g} ± {:.2g}", se.label, categories[i], m, c)
-                    : fmt::format("{} at {}: {:.4g}", se.label, categories[i], m));
+      svg.title((std::isfinite(c)
+                     ? fmt::format("{} at {}: {:.4g} ± {:.2g}", se.label, categories[i], m, c)
+                     : fmt::format("{} at {}: {:.4g}", se.label, categories[i], m)) +
+                (std::isfinite(p) ? fmt::format(", sign test p {:.2g}", p) : ""));
       if (std::isfinite(c) && c > 0) {
         const auto [l, h] = whisker(se, i);
         svg.line(x, sy(l), x, sy(h), colour, 1.5);
         svg.line(x - 4, sy(l), x + 4, sy(l), colour, 1.5);
         svg.line(x - 4, sy(h), x + 4, sy(h), colour, 1.5);
       }
-      svg.leaf("circle", {{"cx", px(x)}, {"cy", px(sy(m))}, {"r", "4"}, {"fill", colour}});
+      if (std::isfinite(p) && p >= 0.05)
+        svg.leaf("circle", {{"cx", px(x)},
+                            {"cy", px(sy(m))},
+                            {"r", "4"},
+                            {"fill", "#fff"},
+                            {"stroke", colour},
+                            {"stroke-width", "1.5"}});
+      else
+        svg.leaf("circle", {{"cx", px(x)}, {"cy", px(sy(m))}, {"r", "4"}, {"fill", colour}});
       svg.close();
     }
     const double ly = y0 + 10 + 24 * static_cast<double>(s);
     svg.line(x1 + 20, ly, x1 + 44, ly, colour, 3);
     svg.text(x1 + 50, ly + 4, se.label);
   }
-  svg.text(kWidth - kRight, 22,
-           changes ? "dot: mean change; whisker: its CI95, paired by seed"
-                   : "dot: mean; whisker: CI95 of the runs",
-           {{"text-anchor", "end"}, {"fill", "#555"}});
+  bool tested = false;
+  for (const auto &se : series)
+    for (double p : se.sign_p) tested |= std::isfinite(p);
+  // Bottom right, clear of a long title.
+  svg.text(kWidth - kRight, kH - 10,
+           changes ? tested ? "dot: mean change, paired by seed (hollow: sign test p ≥ 0.05); "
+                              "whisker: CI95"
+                            : "dot: mean change, paired by seed; whisker: CI95"
+                   : "dot: mean of the runs; whisker: CI95",
+           {{"text-anchor", "end"}, {"fill", "#555"}, {"font-size", "12"}});
   return svg.finish();
 }
 

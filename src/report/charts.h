@@ -63,6 +63,9 @@ struct PointSeries {
   std::string label;
   std::vector<double> mean, ci95;  // one per category
   std::size_t colour = 0;          // index for series_colour()
+  // For changes: the sign test's p per category (NaN or none: untested). A dot whose p is 0.05
+  // or more is drawn hollow.
+  std::vector<double> sign_p = {};
 };
 std::string point_chart(const std::string &title, const std::vector<std::string> &categories,
                         const std::vector<PointSeries> &series, const std::string &x_label,

@@ -344,24 +344,27 @@ std::string run_page(const json &j, const ReportExtras &x) {
 }
 
 // Per configuration (by name, from the first point's `from`-th on), a figure and its CI95 at
-// every point, scaled; NaN where a point lacks it. `any`: some point has it.
+// every point, scaled, with the sign test's p from `p_key` if given; NaN where a point lacks
+// them. `any`: some point has the figure.
 std::vector<PointSeries> sweep_series(const json &points, const std::string &key,
                                       const std::string &ci_key, double scale, std::size_t from,
-                                      bool &any) {
+                                      bool &any, const std::string &p_key = "") {
   std::vector<PointSeries> series;
   const json &configs = points.at(0).at("experiment").at("configs");
   for (std::size_t c = from; c < configs.size(); c++) {
     PointSeries se{configs[c].at("name").get<std::string>(), {}, {}, c};
-    for (const auto &p : points) {
-      double m = std::nan(""), ci = std::nan("");
-      for (const auto &jc : p.at("experiment").at("configs"))
+    for (const auto &point : points) {
+      double m = std::nan(""), ci = std::nan(""), p = std::nan("");
+      for (const auto &jc : point.at("experiment").at("configs"))
         if (jc.at("name") == se.label && jc.contains(key)) {
           m = num(jc.at(key)) * scale;
           ci = num(jc.value(ci_key, json())) * scale;
+          if (!p_key.empty()) p = num(jc.value(p_key, json()));
           any |= std::isfinite(m);
         }
       se.mean.push_back(m);
       se.ci95.push_back(ci);
+      se.sign_p.push_back(p);
     }
     series.push_back(std::move(se));
   }
@@ -382,9 +385,10 @@ std::string sweep_charts(const json &points, const std::string &key, double scal
   std::string o = chart(point_chart(label, categories, means, x_label, label));
   const json &configs = points.at(0).at("experiment").at("configs");
   bool any_change = false;
-  const auto changes =
-      sweep_series(points, change_key.empty() ? "change_pct_" + key : change_key,
-                   change_key.empty() ? "change_ci95_pct_" + key : change_ci_key, 1, 1, any_change);
+  const auto changes = change_key.empty()
+                           ? sweep_series(points, "change_pct_" + key, "change_ci95_pct_" + key, 1,
+                                          1, any_change, "sign_test_p_" + key)
+                           : sweep_series(points, change_key, change_ci_key, 1, 1, any_change);
   if (any_change) {
     const std::string t = label + ": change against " +
                           configs.at(0).at("name").get<std::string>() + " (" + change_unit + ")";

@@ -130,6 +130,7 @@ for t in ["completion time (s): change against No cookie (s)",
     assert t in titles, (t, titles)
 i = titles.index("newidle attempts: change against No cookie (%)")
 assert svgs[i].count("<circle") == 2 and "Cookie + patch at 100000: " in svgs[i]
+assert ", sign test p " in svgs[i]
 # migration_cost_ns does not act on pushes or the balancer features: no task-move charts.
 assert not any(t.startswith("task moves") for t in titles), titles
 # Completion: 2 points x 2 configurations, each a dot whose tooltip holds the JSON mean.

@@ -48,5 +48,17 @@ TEST(PointChart, QuantitiesStopAtZeroChangesDoNot) {
   EXPECT_TRUE(negative_label(change));
 }
 
+TEST(PointChart, ChangesWhoseSignTestFailsAreHollow) {
+  PointSeries se{"patch", {-12, -3}, {4, 5}, 1, {0.001, 0.4}};
+  const std::string svg = point_chart("change", {"a", "b"}, {se}, "k", "change (%)", true);
+  EXPECT_EQ(count(svg, "fill=\"#fff\""), 1u);  // b only
+  EXPECT_NE(svg.find("<title>patch at a: -12 ± 4, sign test p 0.001</title>"), std::string::npos);
+  EXPECT_NE(svg.find("hollow: sign test p ≥ 0.05"), std::string::npos);
+  se.sign_p.clear();  // untested: every dot filled, and the legend says nothing of tests
+  const std::string untested = point_chart("change", {"a", "b"}, {se}, "k", "change (%)", true);
+  EXPECT_EQ(count(untested, "fill=\"#fff\""), 0u);
+  EXPECT_EQ(untested.find("hollow"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace schedlab::report
