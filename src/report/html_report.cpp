@@ -449,8 +449,8 @@ std::string sweep_page(const json &j) {
   b += "<h2>Results</h2>\n" + table_html(t);
   b += "<p class=\"note\">Every point ran the same seeds. Overhead: against the point's first "
        "configuration, CI95 paired by seed. Below, each figure's mean over the runs with its CI95, "
-       "then each other configuration's change against the point's first, paired by seed "
-       "(the sweep JSON has the sign tests).</p>\n";
+       "then each other configuration's change against the point's first, paired by seed; a "
+       "hollow dot is a change whose sign test has p ≥ 0.05.</p>\n";
 
   b += "<h2>Across the sweep</h2>\n";
   b += sweep_charts(points, "completion_time_s", 1, "completion time (s)", categories, x_label,

@@ -18,8 +18,9 @@ struct ReportExtras {
   std::string timeline_caption;
 };
 
-// An experiment JSON gets the full page; a run JSON a simpler one. Throws
-// nlohmann::json::exception on a JSON that lacks the fields the page needs.
+// An experiment JSON gets the full page; a run JSON a simpler one; a sweep JSON its table and
+// charts across the points (no extras: it needs no re-run). Throws nlohmann::json::exception on
+// a JSON that lacks the fields the page needs.
 std::string html_report(const nlohmann::json &result, const ReportExtras &extras);
 
 }  // namespace schedlab::report
