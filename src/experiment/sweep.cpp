@@ -196,11 +196,15 @@ std::string sweep_table(const SweepResult &r) {
       runs += c.completion_s.size();
     }
     const std::string indent(lead.size(), ' ');
+    // A benchmark metric's change comes with its sign test, as in the experiment table.
     for (const auto &m : pt.stats.metrics)
       for (std::size_t ci = 0; ci < m.configs.size() && ci < pt.stats.configs.size(); ci++)
-        out += fmt::format("{}  {:<26} {}: {:.4g} ± {:.2g}{}\n", indent, pt.stats.configs[ci].name,
-                           kBenchMetrics[m.index].label, m.configs[ci].mean, m.configs[ci].ci95,
-                           change_vs_first(m, ci));
+        out += fmt::format(
+            "{}  {:<26} {}: {:.4g} ± {:.2g}{}{}\n", indent, pt.stats.configs[ci].name,
+            kBenchMetrics[m.index].label, m.configs[ci].mean, m.configs[ci].ci95,
+            change_vs_first(m, ci),
+            ci ? fmt::format(", lower/higher runs {}", format_sign_test(m.configs[ci].sign))
+               : std::string());
     // Newidle balancing and task moves, where the point's configurations differ in what acts
     // on them: one line per configuration.
     auto run_metrics = [&](const char *what, const RunMetric *list,

@@ -50,9 +50,9 @@ std::string sweep_csv(const SweepResult &r);
 nlohmann::ordered_json sweep_to_json(const SweepResult &r);
 // Per point and configuration: mean completion ± CI95, overhead against the point's first
 // configuration, forced idle, the benchmark metrics' means with their change against the first
-// configuration, newidle balancing and task moves where the configurations or the points differ
-// in what acts on them, and, where core scheduling was at work, the share of wakeups onto another
-// cookie's core.
+// configuration and its sign test, newidle balancing and task moves where the configurations or the
+// points differ in what acts on them, and, where core scheduling was at work, the share of wakeups
+// onto another cookie's core.
 std::string sweep_table(const SweepResult &r);
 
 }  // namespace schedlab::experiment

@@ -92,6 +92,8 @@ check "newidle sweep runs" '[ $rc -eq 0 ]'
 check "newidle: a line per point and configuration" '[ "$(grep -c " newidle: attempts " "$tmp/ni.out")" -eq 4 ]'
 check "newidle: the change against the first configuration" \
   '[ "$(grep -cE "avg_idle update +newidle: attempts [0-9]+ ± [0-9]+ \([-+][0-9.]+ % ± [0-9.]+ %\)" "$tmp/ni.out")" -eq 2 ]'
+check "benchmark metrics: the change against the first configuration with its sign test" \
+  '[ "$(grep -cE "avg_idle update +hackbench time \(s\): [0-9.e+-]+ ± [0-9.e+-]+ \([-+][0-9.]+ % ± [0-9.]+ %\), lower/higher runs [0-9]+/[0-9]+ \(p [0-9.<e -]+\)$" "$tmp/ni.out")" -eq 2 ]'
 # A sweep whose points differ in what acts on newidle balancing or task moves shows those lines
 # at every point, though each point's one configuration is alike with itself.
 "$bin" sweep "$src/scenarios/hackbench-small.toml" --config "No cookie" --runs 2 \
