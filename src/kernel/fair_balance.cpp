@@ -594,15 +594,17 @@ int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd,
 }
 
 // active_load_balance_cpu_stop(): the stopper runs on busiest, so its current task is no longer
-// running and may be the one to go. MODEL: the stopper is not a task here: the current task is
-// switched out to the idle task for no time, then busiest picks again (docs/model.md).
+// running and may be the one to go: this is how two tasks on the siblings of one core are
+// spread to an idle core, each sibling having just one. MODEL: the stopper is not a task here:
+// the current task is switched out to the idle task for no time, then busiest picks again
+// (docs/model.md). The kernel's "nr_running <= 1" counts the queued stopper, so here it is
+// "nothing but the stopper": no task at all. As in the kernel, the target is not re-checked
+// for idleness: the stopper preempts and pushes whatever balancing asked for.
 void Kernel::active_load_balance_cpu_stop(struct rq *busiest_rq) {
   busiest_rq->active_balance = false;
   const int target_cpu = busiest_rq->push_cpu;
   sched_domain *sd = busiest_rq->active_balance_sd;
   struct rq *target_rq = cpu_rq(target_cpu);
-  // Is there any task to move, and is the target still idle?
-  if (busiest_rq->nr_running <= 1 || !idle_cpu(target_cpu) || !sd) return;
   const int cpu = busiest_rq->cpu;
   // The stopper preempts the current task: it goes back to the queue.
   task_struct *curr = busiest_rq->curr;
@@ -623,28 +625,30 @@ void Kernel::active_load_balance_cpu_stop(struct rq *busiest_rq) {
     for (TraceSink *t : tracers_) t->cpu_idle(clock_, cpu, true);
     if (hooks_) hooks_->cpu_switched(cpu, curr, rq->idle);
   }
-  lb_env env;
-  env.sd = sd;
-  env.dst_cpu = target_cpu;
-  env.dst_rq = target_rq;
-  env.src_cpu = cpu;
-  env.src_rq = busiest_rq;
-  env.idle = CPU_IDLE;
-  env.cpus = &sd->span;
-  env.flags = LBF_ACTIVE_LB;
-  // The kernel leaves migration_type at zero here, migrate_load: so since 6.14 the stopper may
-  // move a delayed sleeper from the tail of cfs_tasks instead of the task it preempted.
-  env.type = migrate_load;
-  // detach_one_task(): the least recently run task that may go.
-  for (task_struct *p = busiest_rq->cfs_tasks.back(); p; p = TaskList::prev(p)) {
-    if (!can_migrate_task(*this, p, env)) continue;
-    deactivate_task(busiest_rq, p, DEQUEUE_NOCLOCK);
-    set_task_cpu(p, target_cpu);
-    activate_task(target_rq, p, ENQUEUE_NOCLOCK);
-    wakeup_preempt(target_rq, p, 0);
-    busiest_rq->lb_active++;
-    sd->nr_balance_failed = 0;  // active balancing done
-    break;
+  if (busiest_rq->nr_running > 0 && sd) {  // Is there any task to move?
+    lb_env env;
+    env.sd = sd;
+    env.dst_cpu = target_cpu;
+    env.dst_rq = target_rq;
+    env.src_cpu = cpu;
+    env.src_rq = busiest_rq;
+    env.idle = CPU_IDLE;
+    env.cpus = &sd->span;
+    env.flags = LBF_ACTIVE_LB;
+    // The kernel leaves migration_type at zero here, migrate_load: so since 6.14 the stopper
+    // may move a delayed sleeper from the tail of cfs_tasks instead of the task it preempted.
+    env.type = migrate_load;
+    // detach_one_task(), then attach_one_task(): the least recently run task that may go.
+    for (task_struct *p = busiest_rq->cfs_tasks.back(); p; p = TaskList::prev(p)) {
+      if (!can_migrate_task(*this, p, env)) continue;
+      deactivate_task(busiest_rq, p, DEQUEUE_NOCLOCK);
+      set_task_cpu(p, target_cpu);
+      activate_task(target_rq, p, ENQUEUE_NOCLOCK);
+      wakeup_preempt(target_rq, p, 0);
+      busiest_rq->lb_active++;
+      sd->nr_balance_failed = 0;  // active balancing done
+      break;
+    }
   }
   // Busiest picks what it runs next (the stopper is done); this_cpu_ is busiest's here.
   resched_curr(busiest_rq);

@@ -289,6 +289,65 @@ TEST(ActiveBalance, TheStopperPushesTheRunningTask) {
   EXPECT_EQ(sd->nr_balance_failed, 0u);
 }
 
+// Two hogs on the siblings of core {0,4}, cores 1-3 idle. Regular balancing cannot detach a
+// lone running task, so CPU 1's MC balance fails (group_smt_balance, migrate_task) until
+// imbalanced_active_balance() kicks the stopper on CPU 0. The kernel queues the stopper as a
+// task (stop_task.c: enqueue_task_stop() -> add_nr_running()), so in
+// active_load_balance_cpu_stop() "nr_running <= 1" means "only the stopper": here CPU 0 has
+// the stopper and the preempted hog, and detach_one_task() moves the hog. The two hogs end up
+// on two cores, as on a real SMT machine.
+TEST(ActiveBalance, TwoHogsOnOneCoreAreSpreadByTheStopper) {
+  KernelFixture f;
+  task_struct *a = f.hog(0), *b = f.hog(4);
+  f.k.set_clock(10000000);
+  sched_domain *sd = mc(f, 1);
+  balance_fails(f, 3);
+  EXPECT_EQ(idle_balance_mc(f, 1), 0);  // 4 > cache_nice_tries + 2
+  ASSERT_TRUE(f.k.cpu_rq(0)->active_balance);
+  f.k.active_load_balance_cpu_stop(f.k.cpu_rq(0));
+  f.k.run_preempt_points();
+  EXPECT_EQ(a->cpu, 1);
+  EXPECT_EQ(b->cpu, 4);
+  EXPECT_EQ(f.k.cpu_rq(1)->nr_running, 1u);  // it runs there once CPU 1 takes the IPI
+  EXPECT_EQ(f.k.cpu_rq(0)->nr_running, 0u);
+  EXPECT_TRUE(f.k.cpu_rq(0)->curr->is_idle_task);
+  EXPECT_EQ(f.k.cpu_rq(0)->lb_active, 1u);
+  EXPECT_EQ(sd->nr_balance_failed, 0u);
+}
+
+// The same spread from the whole machine's timers: the idle CPUs' periodic (NOHZ) balancing
+// separates the hogs within a few balance intervals, and they stay apart.
+TEST(ActiveBalance, TwoHogsOnOneCoreDoNotShareItForLong) {
+  KernelFixture f;
+  task_struct *a = f.hog(0), *b = f.hog(4);
+  f.settle(200 * NSEC_PER_MSEC);
+  EXPECT_NE(f.k.cpu_smt_cpus(a->cpu)[0], f.k.cpu_smt_cpus(b->cpu)[0]);
+  u64 pushes = 0;
+  for (int cpu = 0; cpu < 8; cpu++) pushes += f.k.cpu_rq(cpu)->lb_active;
+  EXPECT_GE(pushes, 1u);
+}
+
+// The stopper does not check that the CPU it pushes to is still idle: balancing asked for the
+// push, and by the time the stopper runs a task may have woken there. The push goes ahead.
+TEST(ActiveBalance, TheStopperPushesEvenIfTheTargetIsNoLongerIdle) {
+  KernelFixture f;
+  task_struct *a = f.hog(0);
+  task_struct *b = f.task("b");
+  f.k.test_enqueue(b, 0);
+  f.k.set_clock(10000000);
+  f.hog(1);  // the target is busy by now
+  struct rq *rq0 = f.k.cpu_rq(0);
+  rq0->active_balance = true;
+  rq0->push_cpu = 1;
+  rq0->active_balance_sd = mc(f, 1);
+  f.k.active_load_balance_cpu_stop(rq0);
+  f.k.run_preempt_points();
+  EXPECT_EQ(rq0->lb_active, 1u);
+  EXPECT_EQ(f.k.cpu_rq(1)->nr_running, 2u);
+  EXPECT_EQ(rq0->nr_running, 1u);
+  EXPECT_EQ(a->cpu + b->cpu, 1);  // one of them moved (the least recently run)
+}
+
 // A domain found balanced starts counting failures again (out_balanced): old failures must not
 // make a later, unrelated balance migrate cache-hot tasks or kick the stopper.
 TEST(ActiveBalance, ABalancedDomainForgetsEarlierFailures) {

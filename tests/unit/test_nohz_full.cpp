@@ -88,7 +88,7 @@ TEST_F(NohzFull, TheRemoteTickKeepsTheStatisticsLessThanASecondOld) {
 TEST(NohzFullBalance, NoIdleHousekeepingCpuNoIdleBalancing) {
   for (const bool nohz : {false, true}) {
     KernelFixture f(KernelFixture::default_spec(), nohz ? nohz_full_1_7() : KernelConfig{});
-    f.hog(0);
+    task_struct *h = f.hog(0);
     task_struct *q = f.task("queued");
     f.k.test_enqueue(q, 0);
     f.settle(100 * kMs);
@@ -96,8 +96,11 @@ TEST(NohzFullBalance, NoIdleHousekeepingCpuNoIdleBalancing) {
       EXPECT_EQ(f.k.cpu_rq(0)->nr_running, 2u);
       EXPECT_EQ(q->cpu, 0);
     } else {
-      EXPECT_EQ(f.k.cpu_rq(0)->nr_running, 1u);
-      EXPECT_NE(q->cpu, 0);
+      // Each on a CPU of its own (and, after active balancing, a core of its own).
+      EXPECT_NE(q->cpu, h->cpu);
+      EXPECT_EQ(f.k.cpu_rq(q->cpu)->nr_running, 1u);
+      EXPECT_EQ(f.k.cpu_rq(h->cpu)->nr_running, 1u);
+      EXPECT_NE(f.k.cpu_smt_cpus(q->cpu)[0], f.k.cpu_smt_cpus(h->cpu)[0]);
     }
   }
 }
