@@ -19,7 +19,7 @@ inline int fls32(u32 x) {
 }
 
 inline s64 entity_key(const struct cfs_rq *cfs_rq, const sched_entity *se) {
-  return static_cast<s64>(se->vruntime - cfs_rq->min_vruntime);
+  return static_cast<s64>(se->vruntime - cfs_rq->zero_vruntime);
 }
 
 inline s64 div_s64(s64 a, s64 b) {
@@ -45,7 +45,7 @@ u64 Kernel::calc_delta_fair(u64 delta, const sched_entity *se) const {
 }
 
 // ---------------------------------------------------------------------------------------------
-// avg_vruntime (V), eligibility, min_vruntime
+// avg_vruntime (V), eligibility, zero_vruntime
 
 void Kernel::avg_vruntime_add(struct cfs_rq *cfs_rq, sched_entity *se) {
   const s64 w = static_cast<s64>(se->weight);
@@ -72,45 +72,36 @@ static void avg_vruntime_sums(const struct cfs_rq *cfs_rq, s64 *avg, s64 *load) 
   }
 }
 
-u64 Kernel::avg_vruntime(struct cfs_rq *cfs_rq) const {
-  s64 avg, load;
-  avg_vruntime_sums(cfs_rq, &avg, &load);
-  if (load) {
+// V, and the new v0: the sums are rebased on V (rounded towards -inf), so that zero_vruntime
+// follows the 0-lag point. With only curr queued, V is curr's vruntime. Rebasing leaves every
+// eligibility test and placement as it was (the sums stay exact); what it moves is the
+// baseline that core scheduling's cfs_prio_less() snapshots.
+u64 Kernel::avg_vruntime(struct cfs_rq *cfs_rq) {
+  const sched_entity *curr = cfs_rq->curr;
+  s64 delta = 0;
+  if (cfs_rq->avg_load) {
+    s64 avg, load;
+    avg_vruntime_sums(cfs_rq, &avg, &load);
     if (avg < 0) avg -= (load - 1);  // round towards -inf, as the kernel does
-    avg = div_s64(avg, load);
+    delta = div_s64(avg, load);
+  } else if (curr && curr->on_rq) {
+    delta = static_cast<s64>(curr->vruntime - cfs_rq->zero_vruntime);
   }
-  return cfs_rq->min_vruntime + static_cast<u64>(avg);
+  // update_zero_vruntime(): v0' = v0 + d, so sum w_i (v_i - v0') = sum - d W.
+  cfs_rq->avg_vruntime -= static_cast<s64>(cfs_rq->avg_load) * delta;
+  cfs_rq->zero_vruntime += static_cast<u64>(delta);
+  return cfs_rq->zero_vruntime;
 }
 
 // Eligible iff vruntime <= V, tested without dividing: sum w_i (v_i - v0) >= (v - v0) sum w_i.
 bool Kernel::vruntime_eligible(const struct cfs_rq *cfs_rq, u64 vruntime) const {
   s64 avg, load;
   avg_vruntime_sums(cfs_rq, &avg, &load);
-  return avg >= static_cast<s64>(vruntime - cfs_rq->min_vruntime) * load;
+  return avg >= static_cast<s64>(vruntime - cfs_rq->zero_vruntime) * load;
 }
 
 bool Kernel::entity_eligible(struct cfs_rq *cfs_rq, sched_entity *se) const {
   return vruntime_eligible(cfs_rq, se->vruntime);
-}
-
-void Kernel::update_min_vruntime(struct cfs_rq *cfs_rq) {
-  sched_entity *curr = cfs_rq->curr;
-  u64 vruntime = cfs_rq->min_vruntime;
-  if (curr) {
-    if (curr->on_rq)
-      vruntime = curr->vruntime;
-    else
-      curr = nullptr;
-  }
-  if (const sched_entity *root = cfs_rq->tasks_timeline.root()) {
-    vruntime = curr ? min_vruntime(vruntime, root->min_vruntime) : root->min_vruntime;
-  }
-  // __update_min_vruntime(): min_vruntime only moves forward; rebase the V sums with it.
-  const s64 delta = static_cast<s64>(vruntime - cfs_rq->min_vruntime);
-  if (delta > 0) {
-    cfs_rq->avg_vruntime -= static_cast<s64>(cfs_rq->avg_load) * delta;
-    cfs_rq->min_vruntime = vruntime;
-  }
 }
 
 void Kernel::__enqueue_entity(struct cfs_rq *cfs_rq, sched_entity *se) {
@@ -126,10 +117,11 @@ void Kernel::__dequeue_entity(struct cfs_rq *cfs_rq, sched_entity *se) {
 // ---------------------------------------------------------------------------------------------
 // Slices, deadlines, lag
 
-bool Kernel::update_deadline(struct cfs_rq *, sched_entity *se) {
+bool Kernel::update_deadline(struct cfs_rq *cfs_rq, sched_entity *se) {
   if (static_cast<s64>(se->vruntime - se->deadline) < 0) return false;
   if (!se->custom_slice) se->slice = sysctl_sched_base_slice_;
   se->deadline = se->vruntime + calc_delta_fair(se->slice, se);
+  avg_vruntime(cfs_rq);  // a slice boundary moves zero_vruntime up to V
   return true;
 }
 
@@ -208,7 +200,6 @@ void Kernel::update_curr(struct cfs_rq *cfs_rq) {
   curr->sum_exec_runtime += static_cast<u64>(delta_exec);
   curr->vruntime += calc_delta_fair(static_cast<u64>(delta_exec), curr);
   const bool resched = update_deadline(cfs_rq, curr);
-  update_min_vruntime(cfs_rq);
   if (cfs_rq->nr_queued == 1) return;
   bool preempt_now;
   if (cfg_.version == KernelVersion::V6_12) {
@@ -374,7 +365,6 @@ bool Kernel::dequeue_entity(struct cfs_rq *cfs_rq, sched_entity *se, int flags) 
   se->on_rq = false;
   cfs_rq->load_weight -= se->weight;
   cfs_rq->nr_queued--;
-  if ((flags & (DEQUEUE_SAVE | DEQUEUE_MOVE)) != DEQUEUE_SAVE) update_min_vruntime(cfs_rq);
   if (se->sched_delayed) {
     cfs_rq->h_nr_delayed--;
     if (flags & DEQUEUE_DELAYED) {
@@ -525,7 +515,7 @@ void Kernel::task_tick_core(struct rq *rq, task_struct *curr) {
     resched_curr(rq);
 }
 
-// Snapshot the queue's min_vruntime as the baseline cross-sibling comparisons use. During a
+// Snapshot the queue's zero_vruntime as the baseline cross-sibling comparisons use. During a
 // forced-idle episode (forceidle) it is taken once per episode and then stays frozen.
 void Kernel::se_fi_update(sched_entity *se, unsigned int fi_seq, bool forceidle) {
   struct cfs_rq *cfs_rq = cfs_rq_of(se);
@@ -533,7 +523,7 @@ void Kernel::se_fi_update(sched_entity *se, unsigned int fi_seq, bool forceidle)
     if (cfs_rq->forceidle_seq == fi_seq) return;
     cfs_rq->forceidle_seq = fi_seq;
   }
-  cfs_rq->min_vruntime_fi = cfs_rq->min_vruntime;
+  cfs_rq->zero_vruntime_fi = cfs_rq->zero_vruntime;
 }
 
 // Tasks on different CPUs are compared by vruntime relative to their own queue's snapshot:
@@ -545,7 +535,7 @@ bool Kernel::cfs_prio_less(task_struct *a, task_struct *b, bool in_fi) {
   se_fi_update(sea, fi_seq, in_fi);
   se_fi_update(seb, fi_seq, in_fi);
   const s64 delta = static_cast<s64>(sea->vruntime - seb->vruntime) +
-                    static_cast<s64>(cfs_rqb->min_vruntime_fi - cfs_rqa->min_vruntime_fi);
+                    static_cast<s64>(cfs_rqb->zero_vruntime_fi - cfs_rqa->zero_vruntime_fi);
   return delta > 0;
 }
 

@@ -138,7 +138,7 @@ class Kernel {
   void test_run(task_struct *p, int cpu);
 
   // ---- fair.c: EEVDF ----
-  u64 avg_vruntime(struct cfs_rq *cfs_rq) const;
+  u64 avg_vruntime(struct cfs_rq *cfs_rq);
   bool vruntime_eligible(const struct cfs_rq *cfs_rq, u64 vruntime) const;
   bool entity_eligible(struct cfs_rq *cfs_rq, sched_entity *se) const;
   void update_curr(struct cfs_rq *cfs_rq);
@@ -330,7 +330,6 @@ class Kernel {
   void __dequeue_entity(struct cfs_rq *cfs_rq, sched_entity *se);
   void avg_vruntime_add(struct cfs_rq *cfs_rq, sched_entity *se);
   void avg_vruntime_sub(struct cfs_rq *cfs_rq, sched_entity *se);
-  void update_min_vruntime(struct cfs_rq *cfs_rq);
   bool update_deadline(struct cfs_rq *cfs_rq, sched_entity *se);
   void update_entity_lag(struct cfs_rq *cfs_rq, sched_entity *se);
   void enqueue_entity(struct cfs_rq *cfs_rq, sched_entity *se, int flags);

@@ -233,11 +233,14 @@ struct cfs_rq {
   } removed;
   s64 avg_vruntime = 0;
   u64 avg_load = 0;
-  u64 min_vruntime = 0;
-  // Core scheduling: the min_vruntime snapshot cfs_prio_less() compares against, frozen
+  // v0 of the avg_vruntime sums: the queue's 0-lag point as of the last avg_vruntime() call
+  // (place_entity(), update_entity_lag(), update_deadline()). init_cfs_rq() starts it at
+  // -2^20, so that wrap-around is exercised early.
+  u64 zero_vruntime = static_cast<u64>(-(s64{1} << 20));
+  // Core scheduling: the zero_vruntime snapshot cfs_prio_less() compares against, frozen
   // during a forced-idle episode.
   unsigned int forceidle_seq = 0;
-  u64 min_vruntime_fi = 0;
+  u64 zero_vruntime_fi = 0;
   // The queued entities other than curr, by deadline (kernel/timeline.h).
   Timeline tasks_timeline;
 };

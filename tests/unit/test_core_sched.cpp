@@ -140,19 +140,50 @@ TEST(CorePick, CrossSiblingPriorityComparesNormalisedVruntime) {
   f.k.test_enqueue(a, 0);
   f.k.test_enqueue(b, 4);
   struct cfs_rq *c0 = &f.k.cpu_rq(0)->cfs, *c4 = &f.k.cpu_rq(4)->cfs;
-  a->se.vruntime = 5000000, c0->min_vruntime = 1000000;   // a: 4 ms ahead of its queue
-  b->se.vruntime = 10000000, c4->min_vruntime = 9000000;  // b: 1 ms ahead of its queue
-  EXPECT_TRUE(f.k.prio_less(a, b, false));                // a got more service: less important
+  a->se.vruntime = 5000000, c0->zero_vruntime = 1000000;   // a: 4 ms ahead of its queue
+  b->se.vruntime = 10000000, c4->zero_vruntime = 9000000;  // b: 1 ms ahead of its queue
+  EXPECT_TRUE(f.k.prio_less(a, b, false));                 // a got more service: less important
   EXPECT_FALSE(f.k.prio_less(b, a, false));
   // In a forced-idle episode the first comparison snapshots the baselines ...
   f.k.cpu_rq(0)->core_forceidle_seq = 1;
   EXPECT_TRUE(f.k.prio_less(a, b, true));
   // ... and later ones keep them even though b's queue moved on.
-  c4->min_vruntime = 9900000;
+  c4->zero_vruntime = 9900000;
   EXPECT_TRUE(f.k.prio_less(a, b, true));
   b->se.vruntime = 13500000;  // b ran 3.5 ms more: 4.5 ms over the frozen baseline, behind a
   EXPECT_TRUE(f.k.prio_less(b, a, true));
   EXPECT_FALSE(f.k.prio_less(b, a, false));  // but only 3.6 ms over the fresh one
+}
+
+// cfs_prio_less() measures each task from its queue's zero_vruntime (6.12.y and 6.18.y stable,
+// "sched/eevdf: Fix min_vruntime vs avg_vruntime"), which moves to V only when avg_vruntime()
+// runs: at placement, at a dequeue's lag update and at a slice boundary (update_deadline()).
+// So a lone task's key is the service it has had since its last slice boundary, and two lone
+// tasks on sibling CPUs do not tie: the one further into its slice is the less important. (A
+// min_vruntime that follows curr would give both 0.) a runs on CPU 0 from 0, b on CPU 4 from
+// 0.5 ms, one cookie; the slice is 2.8 ms and the ticks update both every millisecond.
+TEST(CorePick, LoneTasksOnSiblingsCompareTheirServiceSinceTheSliceBoundary) {
+  KernelFixture f;
+  task_struct *a = f.task("a"), *b = f.task("b");
+  f.cookie(a);
+  f.cookie(b, a);
+  f.k.test_run(a, 0);
+  f.settle(500000);
+  f.k.test_run(b, 4);
+  f.settle(2000000);
+  ASSERT_EQ(f.k.cpu_rq(0)->curr, a);
+  ASSERT_EQ(f.k.cpu_rq(4)->curr, b);
+  // At 2 ms: a is 2 ms past its queue's 0-lag point, b 1.5 ms.
+  EXPECT_EQ(static_cast<s64>(a->se.vruntime - f.k.cpu_rq(0)->cfs.zero_vruntime), 2000000);
+  EXPECT_EQ(static_cast<s64>(b->se.vruntime - f.k.cpu_rq(4)->cfs.zero_vruntime), 1500000);
+  EXPECT_TRUE(f.k.prio_less(a, b, false));
+  EXPECT_FALSE(f.k.prio_less(b, a, false));
+  // The 3 ms tick takes a past its deadline (2.8 ms): a new slice, and zero_vruntime moves up
+  // to a's vruntime. Now b, 2.5 ms into its slice, is the less important.
+  f.settle(3000000);
+  EXPECT_EQ(a->se.vruntime, f.k.cpu_rq(0)->cfs.zero_vruntime);
+  EXPECT_TRUE(f.k.prio_less(b, a, false));
+  EXPECT_FALSE(f.k.prio_less(a, b, false));
 }
 
 // A lone task whose sibling is forced idle gives way after half a slice (task_tick_core).
