@@ -48,6 +48,10 @@ struct lb_env {
   int flags = 0;
   unsigned int loop = 0, loop_break = SCHED_NR_MIGRATE_BREAK, loop_max = 0;
   migration_type type = migrate_load;
+  // env->tasks: what detach_tasks() took off src_rq, attached to dst_rq once it returns. A
+  // batch ends at a breather (loop_break), so it holds at most SCHED_NR_MIGRATE_BREAK tasks.
+  task_struct *tasks[SCHED_NR_MIGRATE_BREAK];
+  unsigned int nr_tasks = 0;
   // Whether cpu is still considered: every CPU of the domain until one is dropped, so the
   // common case needs no bitmap read.
   bool considers(int cpu) const { return cpus == &sd->span || cpus->test(cpu); }
@@ -388,6 +392,11 @@ static bool can_migrate_task(Kernel &k, task_struct *p, lb_env &env) {
 static int detach_tasks(Kernel &k, lb_env &env) {
   TaskList &tasks = env.src_rq->cfs_tasks;
   int detached = 0;
+  // Source emptied since (a later batch after a breather): no task is tested, so none is pinned.
+  if (env.src_rq->nr_running <= 1) {
+    env.flags &= ~LBF_ALL_PINNED;
+    return 0;
+  }
   if (env.imbalance <= 0) return 0;
   if (k.config().features.on[__SCHED_FEAT_LB_COOKIE_PREF]) {
     // INFERRED: try first the tasks whose cookie the destination core runs (or could run, the
@@ -441,18 +450,31 @@ static int detach_tasks(Kernel &k, lb_env &env) {
       tasks.move_to_front(p);
       continue;
     }
-    // detach_task(), then attach_task() at once: the kernel batches the attaches after
-    // dropping the source lock; the order of events on the destination is the same.
+    // detach_task(): off the source now; attach_tasks() queues the batch on the destination
+    // after this returns, so every can_migrate_task() of the batch sees the destination as it
+    // was (its core's cookie, its queue for the eligibility test).
     k.deactivate_task(env.src_rq, p, DEQUEUE_NOCLOCK);
     k.set_task_cpu(p, env.dst_cpu);
-    k.activate_task(env.dst_rq, p, ENQUEUE_NOCLOCK);
-    k.wakeup_preempt(env.dst_rq, p, 0);
+    assert(env.nr_tasks < SCHED_NR_MIGRATE_BREAK);
+    env.tasks[env.nr_tasks++] = p;
     detached++;
     // With CONFIG_PREEMPTION, newidle balancing stops after one task to bound its latency.
     if (env.idle == Kernel::CPU_NEWLY_IDLE) break;
     if (env.imbalance <= 0) break;
   }
   return detached;
+}
+
+// attach_tasks(): the batch is a list that detach_tasks() pushed at its head and that is
+// popped from the head, so the last task detached is queued first.
+static int attach_tasks(Kernel &k, lb_env &env) {
+  const int n = static_cast<int>(env.nr_tasks);
+  while (env.nr_tasks) {
+    task_struct *p = env.tasks[--env.nr_tasks];
+    k.activate_task(env.dst_rq, p, ENQUEUE_NOCLOCK);
+    k.wakeup_preempt(env.dst_rq, p, 0);
+  }
+  return n;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -538,7 +560,7 @@ int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd,
       env.loop_max = std::min<unsigned>(static_cast<unsigned>(cfg_.tunables[TUNABLE_nr_migrate]),
                                         busiest->nr_running);
       for (;;) {
-        ld_moved += detach_tasks(*this, env);
+        if (detach_tasks(*this, env)) ld_moved += attach_tasks(*this, env);
         if (!(env.flags & LBF_NEED_BREAK)) break;
         env.flags &= ~LBF_NEED_BREAK;
       }

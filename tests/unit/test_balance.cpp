@@ -348,6 +348,36 @@ TEST(ActiveBalance, TheStopperPushesEvenIfTheTargetIsNoLongerIdle) {
   EXPECT_EQ(a->cpu + b->cpu, 1);  // one of them moved (the least recently run)
 }
 
+// detach_tasks() takes a batch off the busiest CPU and attach_tasks() queues it on the
+// destination only after detach_tasks() returns (fair.c: list_add() to env->tasks, then
+// attach_tasks() pops the list from its head). So every can_migrate_task() of the batch sees
+// the destination as it was: here an idle core, which matches any cookie (task_hot()'s
+// sched_core_cookie_match()). CPU 0 runs x0 and has x1-x5 queued, all of one cookie and cache
+// cold, and has been busy (an overloaded group); CPU 1 balances the MC domain for its idle
+// core, where the imbalance is half of the six tasks (calculate_imbalance(), SD_PREFER_SIBLING),
+// and pulls all three in one batch. Attached one by one, the second task would have met a core
+// that is no longer idle and runs no cookie, and stayed (cache hot by the cookie test).
+TEST(DetachTasks, ABatchWithACookieMovesTheWholeImbalance) {
+  KernelFixture f;
+  task_struct *x[6];
+  for (int i = 0; i < 6; i++) {
+    x[i] = f.task("x");
+    f.cookie(x[i], i ? x[0] : nullptr);
+  }
+  f.k.test_run(x[0], 0);
+  for (int i = 1; i < 6; i++) f.k.test_enqueue(x[i], 0);
+  f.k.set_clock(10000000);
+  sched_avg &avg = f.k.cpu_rq(0)->cfs.avg;
+  avg.load_avg = avg.runnable_avg = 6 * 1024;
+  avg.util_avg = 1024;
+  EXPECT_EQ(idle_balance_mc(f, 1), 3);
+  EXPECT_EQ(f.k.cpu_rq(1)->nr_running, 3u);
+  EXPECT_EQ(f.k.cpu_rq(0)->nr_running, 3u);
+  // attach_tasks() queued the last one detached first: the batch left cfs_tasks' tail (the
+  // least recently run, x1 first) and arrives in reverse, each new arrival at the head.
+  EXPECT_EQ(f.k.cpu_rq(1)->cfs_tasks.front(), x[1]);
+}
+
 // A domain found balanced starts counting failures again (out_balanced): old failures must not
 // make a later, unrelated balance migrate cache-hot tasks or kick the stopper.
 TEST(ActiveBalance, ABalancedDomainForgetsEarlierFailures) {
