@@ -564,7 +564,7 @@ void Kernel::check_preempt_wakeup_fair(struct rq *rq, task_struct *p, int wake_f
       if (sched_feat(PREEMPT_SHORT) && pse->slice < se->slice && entity_eligible(cfs_rq, pse) &&
           (entity_before(pse, se) || !entity_eligible(cfs_rq, se)) &&
           se->vlag == static_cast<s64>(se->deadline))
-        se->vlag = static_cast<s64>(se->deadline) + 1;
+        cancel_protect_slice(se);
       if (pick_eevdf(cfs_rq) != pse) return;
       resched_curr(rq);
       return;
@@ -575,8 +575,19 @@ void Kernel::check_preempt_wakeup_fair(struct rq *rq, task_struct *p, int wake_f
       return;
     }
   }
-  if (do_preempt_short) se->vprot = se->vruntime;  // cancel_protect_slice()
+  if (do_preempt_short) cancel_protect_slice(se);
   resched_curr(rq);
+}
+
+// A non-idle wakee preempting a SCHED_IDLE curr, or a shorter slice on 6.17+, ends curr's
+// protection, so that the pick that follows may take another entity.
+void Kernel::cancel_protect_slice(sched_entity *se) {
+  if (cfg_.version == KernelVersion::V6_12) {
+    // 6.12-6.16: the stash in vlag no longer matches the deadline.
+    if (se->vlag == static_cast<s64>(se->deadline)) se->vlag = static_cast<s64>(se->deadline) + 1;
+  } else if (protect_slice(se)) {
+    se->vprot = se->vruntime;
+  }
 }
 
 void Kernel::migrate_task_rq_fair(task_struct *p, int new_cpu) {

@@ -340,6 +340,7 @@ class Kernel {
   void set_protect_slice(struct cfs_rq *cfs_rq, sched_entity *se);
   bool protect_slice(const sched_entity *se) const;
   void update_protect_slice(struct cfs_rq *cfs_rq, sched_entity *se);
+  void cancel_protect_slice(sched_entity *se);
   u64 cfs_rq_min_slice(struct cfs_rq *cfs_rq) const;
   struct cfs_rq *cfs_rq_of(sched_entity *se) {
     return &cpu_rq(se->task->cpu)->cfs;

@@ -142,3 +142,28 @@ TEST(Eevdf, WakeupPreemptsWhenTheWakeeIsPicked) {
   f.k.run_preempt_points();
   EXPECT_EQ(f.k.cpu_rq(0)->curr, b);
 }
+
+// A normal task waking onto a CPU that runs a SCHED_IDLE task preempts it at once, even in the
+// protected start of its slice: check_preempt_wakeup_fair() cancels curr's protection before
+// it reschedules (fair.c, cancel_protect_slice()). On 6.12-6.16 the protection is the deadline
+// stashed in vlag at pick, and cancelling sets vlag to deadline + 1; on 6.17+ it is vprot. Had
+// the stash survived, the pick after the reschedule would keep the SCHED_IDLE task.
+TEST(Eevdf, ANormalWakeePreemptsASchedIdleTaskInItsProtectedSlice) {
+  for (const bool v612 : {true, false}) {
+    KernelConfig cfg;
+    if (v612) cfg.version = KernelVersion::V6_12;
+    KernelFixture f(KernelFixture::default_spec(), cfg);
+    CpuMask only0(8);
+    only0.set(0);  // pinned, so that the wakee comes here and not to an idle CPU
+    task_struct *idle = f.k.create_task("background", 0, SCHED_IDLE, only0);
+    f.k.test_run(idle, 0);
+    ASSERT_TRUE(v612 ? idle->se.vlag == static_cast<s64>(idle->se.deadline)
+                     : static_cast<s64>(idle->se.vprot - idle->se.vruntime) > 0);
+    task_struct *b = f.k.create_task("b", 0, SCHED_NORMAL, only0);
+    b->__state = TASK_INTERRUPTIBLE;
+    f.k.try_to_wake_up(b, 0, 0);
+    EXPECT_TRUE(idle->need_resched) << (v612 ? "6.12" : "6.18");
+    f.k.run_preempt_points();
+    EXPECT_EQ(f.k.cpu_rq(0)->curr, b) << (v612 ? "6.12" : "6.18");
+  }
+}
