@@ -93,7 +93,7 @@ static void update_sg_lb_stats(Kernel &k, lb_env &env, const sched_group &group,
     sgs.group_load += k.cpu_load(i);
     sgs.group_util += k.cpu_util_cfs(i);
     sgs.group_runnable += rq->cfs.avg.runnable_avg;
-    sgs.sum_h_nr_running += rq->cfs.h_nr_runnable;
+    sgs.sum_h_nr_running += k.lb_h_nr_running(rq);
     sgs.sum_nr_running += rq->nr_running;
     *sg_overloaded |= rq->nr_running > 1;
     // A forced-idle CPU is not idle, unless FI_IDLE_FOR_LB says so.
@@ -255,7 +255,7 @@ static bool nothing_to_pull(Kernel &k, const lb_env &env, bool *overloaded) {
     unsigned int runnable = 0;
     for (int i = 0; i < sg.weight; i++) {
       const int cpu = sg.cpus[i];
-      runnable |= k.cpu_rq(cpu)->cfs.h_nr_runnable & -static_cast<unsigned int>(env.considers(cpu));
+      runnable |= k.lb_h_nr_running(k.cpu_rq(cpu)) & -static_cast<unsigned int>(env.considers(cpu));
     }
     if (runnable) return false;
   }
@@ -316,7 +316,7 @@ static struct rq *sched_balance_find_src_rq(Kernel &k, lb_env &env, const sched_
   group->for_each_cpu([&](int i) {
     if (!env.considers(i)) return;
     struct rq *rq = k.cpu_rq(i);
-    const unsigned int nr_running = rq->cfs.h_nr_runnable;
+    const unsigned int nr_running = k.lb_h_nr_running(rq);
     if (!nr_running) return;
     switch (env.type) {
       case migrate_load: {
@@ -367,10 +367,10 @@ static bool task_is_ineligible_on_dst_cpu(Kernel &k, task_struct *p, int dst_cpu
 }
 
 static bool can_migrate_task(Kernel &k, task_struct *p, lb_env &env) {
-  // A delayed-dequeue sleeper moves only with load (6.14+: it still weighs on its queue's
-  // load, but adds nothing runnable), and stays delayed on its new CPU. 6.12 never moves one.
-  if (p->se.sched_delayed &&
-      (k.config().version == KernelVersion::V6_12 || env.type != migrate_load))
+  // 6.14+: a delayed-dequeue sleeper moves only with load (it still weighs on its queue's
+  // load, but adds nothing runnable). 6.12.y has no such test: it moves like any queued task,
+  // the stopper's too. Either way it stays delayed on its new CPU.
+  if (p->se.sched_delayed && env.type != migrate_load && k.config().version != KernelVersion::V6_12)
     return false;
   // Eligible tasks go first: an ineligible one may move only once balancing at this level has
   // failed (6.14+). Before the affinity test, so such a task leaves LBF_ALL_PINNED set.
@@ -966,7 +966,7 @@ int Kernel::sched_balance_newidle(struct rq *this_rq) {
     if (curr_cost > this_rq->max_idle_balance_cost) this_rq->max_idle_balance_cost = curr_cost;
     this_rq->newidle_cost_ns += curr_cost;
     this_rq->newidle_stall_ns += curr_cost;
-    if (this_rq->cfs.h_nr_runnable && !pulled_task) pulled_task = 1;
+    if (lb_h_nr_running(this_rq) && !pulled_task) pulled_task = 1;
   }
   if (this_rq->next_balance > next_balance) this_rq->next_balance = next_balance;
   if (pulled_task) {

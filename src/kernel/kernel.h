@@ -247,6 +247,12 @@ class Kernel {
     const bool fi = cfg_.features.on[__SCHED_FEAT_FI_IDLE_FOR_LB] && sched_core_forceidle(cpu);
     return idle | fi;  // both are cheap: no branch on which CPUs are idle
   }
+  // The fair tasks balancing counts on a CPU: cfs.h_nr_queued (delayed-dequeue sleepers
+  // included) in 6.12.y; cfs.h_nr_runnable since 6.14.
+  unsigned int lb_h_nr_running(const struct rq *rq) const {
+    const unsigned int delayed = cfg_.version == KernelVersion::V6_12 ? rq->cfs.h_nr_delayed : 0;
+    return rq->cfs.h_nr_runnable + delayed;
+  }
   bool steal_cookie_task(int cpu, sched_domain *sd);
   bool try_steal_cookie(int this_cpu, int that);
   // The three cookie-match helpers of kernel/sched/sched.h.

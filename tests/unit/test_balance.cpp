@@ -642,77 +642,100 @@ TEST(ActiveBalance, ASingleTaskCoreWithADelayedSleeperIsTheBusiest) {
   EXPECT_EQ(rq0->push_cpu, 1);
 }
 
-// The stopper takes the running task off its CPU (the model switches to the idle task for it);
-// when what is left there cannot run, here a sleeper still queued for its lag (DELAY_DEQUEUE),
-// the CPU picks the idle task again and goes idle as do_idle() would after the stopper: it
-// joins nohz.idle_cpus_mask and leaves its LLC's busy count. On 6.12, which never moves a
-// delayed sleeper (on 6.14+ the stopper moves that one instead: the next test).
-TEST(ActiveBalance, ACpuTheStopperLeavesIdleEntersNohzIdle) {
+// 6.12.y: the same state, but the balancer counts cfs.h_nr_queued (the sleeper included) and
+// can_migrate_task() has no sched_delayed test: both came in 6.14. CPU 0 has two fair tasks,
+// and CPU 1's first balance moves the sleeper, cache cold and still delayed, to CPU 1.
+TEST(CanMigrateTask, On612ADelayedSleeperMovesLikeAnyQueuedTask) {
   kernel::KernelConfig cfg;
   cfg.version = KernelVersion::V6_12;
   KernelFixture f(KernelFixture::default_spec(), cfg);
   const auto [q, r] = delayed_sleeper_on_cpu0(f);
+  f.hog(2);
   struct rq *rq0 = f.k.cpu_rq(0);
   ASSERT_TRUE(q->se.sched_delayed);
   ASSERT_EQ(rq0->curr, r);
-  ASSERT_EQ(rq0->nr_running, 2u);
-  f.settle(11 * NSEC_PER_MSEC);  // CPU 0's first busy tick: out of the NOHZ mask
-  ASSERT_EQ(rq0->curr, r);
-  ASSERT_FALSE(rq0->nohz_tick_stopped);
-  const int busy = f.k.sd_llc_shared(0)->nr_busy_cpus;
-  rq0->active_balance = true;
-  rq0->push_cpu = 1;
-  rq0->active_balance_sd = mc(f, 1);
-  f.k.active_load_balance_cpu_stop(rq0);
-  f.k.run_preempt_points();
-  EXPECT_EQ(r->cpu, 1);
-  EXPECT_TRUE(rq0->curr->is_idle_task);
-  EXPECT_FALSE(q->on_rq);  // the pick dequeued the delayed sleeper
-  EXPECT_TRUE(rq0->nohz_tick_stopped);
-  EXPECT_EQ(f.k.sd_llc_shared(0)->nr_busy_cpus, busy - 1);
-}
-
-// Since 6.14 a delayed sleeper may move when load does, and the stopper migrates as load (its
-// migration_type is left at zero): walking cfs_tasks from the least recently run end it finds
-// the sleeper first and moves it, still delayed, to the idle CPU, while the task it preempted
-// runs on where it was. The sleep then completes on the new CPU at its first pick.
-TEST(ActiveBalance, OnCurrentKernelsTheStopperMovesADelayedSleeper) {
-  KernelFixture f;
-  const auto [q, r] = delayed_sleeper_on_cpu0(f);
-  struct rq *rq0 = f.k.cpu_rq(0), *rq1 = f.k.cpu_rq(1);
-  f.settle(11 * NSEC_PER_MSEC);
-  ASSERT_TRUE(q->se.sched_delayed);
-  ASSERT_EQ(rq0->curr, r);
-  const u32 rq0_est = rq0->cfs.avg.util_est;
-  rq0->active_balance = true;
-  rq0->push_cpu = 1;
-  rq0->active_balance_sd = mc(f, 1);
-  f.k.active_load_balance_cpu_stop(rq0);
-  // Moved, and still a delayed sleeper: queued on CPU 1 but not runnable there, and no part
-  // of either queue's util_est.
+  f.k.set_clock(20 * NSEC_PER_MSEC);
+  EXPECT_EQ(idle_balance_mc(f, 1), 1);
   EXPECT_EQ(q->cpu, 1);
   EXPECT_TRUE(q->se.sched_delayed);
-  EXPECT_EQ(q->on_rq, TASK_ON_RQ_QUEUED);
-  EXPECT_EQ(rq0->nr_running, 1u);
-  EXPECT_EQ(rq0->cfs.h_nr_runnable, 1u);
-  EXPECT_EQ(rq0->cfs.h_nr_delayed, 0u);
-  EXPECT_EQ(rq1->nr_running, 1u);
-  EXPECT_EQ(rq1->cfs.h_nr_runnable, 0u);
-  EXPECT_EQ(rq1->cfs.h_nr_delayed, 1u);
-  EXPECT_EQ(rq0->cfs.avg.util_est, rq0_est);
-  EXPECT_EQ(rq1->cfs.avg.util_est, 0u);
-  f.k.run_preempt_points();
-  f.settle(11 * NSEC_PER_MSEC + NSEC_PER_MSEC / 2);  // CPU 1 acts on the reschedule IPI
-  EXPECT_EQ(rq0->curr, r);                           // the preempted task runs on
-  EXPECT_TRUE(rq1->curr->is_idle_task);
-  EXPECT_FALSE(q->on_rq);  // CPU 1's pick completed the sleep
-  EXPECT_EQ(rq1->nr_running, 0u);
-  EXPECT_EQ(rq1->cfs.h_nr_delayed, 0u);
-  // It wakes as any sleeper does.
-  f.k.try_to_wake_up(q, 0, 0);
-  f.settle(11 * NSEC_PER_MSEC + 600'000);
-  EXPECT_EQ(q->on_rq, TASK_ON_RQ_QUEUED);
-  EXPECT_FALSE(q->se.sched_delayed);
+  EXPECT_EQ(f.k.cpu_rq(1)->cfs.h_nr_delayed, 1u);
+  EXPECT_FALSE(rq0->active_balance);
+  EXPECT_EQ(mc(f, 1)->nr_balance_failed, 0u);
+}
+
+// The stopper takes the running task off its CPU (the model switches to the idle task for it)
+// and pushes it; the CPU it leaves with nothing to run picks the idle task again and goes idle
+// as do_idle() would after the stopper: it joins nohz.idle_cpus_mask and leaves its LLC's busy
+// count.
+TEST(ActiveBalance, ACpuTheStopperLeavesIdleEntersNohzIdle) {
+  for (const bool v612 : {false, true}) {
+    kernel::KernelConfig cfg;
+    if (v612) cfg.version = KernelVersion::V6_12;
+    KernelFixture f(KernelFixture::default_spec(), cfg);
+    f.k.set_clock(10 * NSEC_PER_MSEC);
+    task_struct *r = f.hog(0);
+    struct rq *rq0 = f.k.cpu_rq(0);
+    f.settle(11 * NSEC_PER_MSEC);  // CPU 0's first busy tick: out of the NOHZ mask
+    ASSERT_EQ(rq0->curr, r);
+    ASSERT_FALSE(rq0->nohz_tick_stopped);
+    const int busy = f.k.sd_llc_shared(0)->nr_busy_cpus;
+    rq0->active_balance = true;
+    rq0->push_cpu = 1;
+    rq0->active_balance_sd = mc(f, 1);
+    f.k.active_load_balance_cpu_stop(rq0);
+    f.k.run_preempt_points();
+    const char *v = v612 ? "6.12" : "6.18";
+    EXPECT_EQ(r->cpu, 1) << v;
+    EXPECT_TRUE(rq0->curr->is_idle_task) << v;
+    EXPECT_TRUE(rq0->nohz_tick_stopped) << v;
+    EXPECT_EQ(f.k.sd_llc_shared(0)->nr_busy_cpus, busy - 1) << v;
+  }
+}
+
+// The stopper migrates as load (its migration_type is left at zero), and a delayed sleeper
+// may move with load since 6.14 (6.12.y moves one in any case, see above): walking cfs_tasks
+// from the least recently run end it finds the sleeper first and moves it, still delayed, to
+// the idle CPU, while the task it preempted runs on where it was. The sleep then completes on
+// the new CPU at its first pick.
+TEST(ActiveBalance, TheStopperMovesADelayedSleeper) {
+  {
+    KernelFixture f;  // 6.18: on 6.12 idle balancing moves the sleeper before the stopper can
+    const auto [q, r] = delayed_sleeper_on_cpu0(f);
+    struct rq *rq0 = f.k.cpu_rq(0), *rq1 = f.k.cpu_rq(1);
+    f.settle(11 * NSEC_PER_MSEC);
+    ASSERT_TRUE(q->se.sched_delayed);
+    ASSERT_EQ(rq0->curr, r);
+    const u32 rq0_est = rq0->cfs.avg.util_est;
+    rq0->active_balance = true;
+    rq0->push_cpu = 1;
+    rq0->active_balance_sd = mc(f, 1);
+    f.k.active_load_balance_cpu_stop(rq0);
+    // Moved, and still a delayed sleeper: queued on CPU 1 but not runnable there, and no part
+    // of either queue's util_est.
+    EXPECT_EQ(q->cpu, 1);
+    EXPECT_TRUE(q->se.sched_delayed);
+    EXPECT_EQ(q->on_rq, TASK_ON_RQ_QUEUED);
+    EXPECT_EQ(rq0->nr_running, 1u);
+    EXPECT_EQ(rq0->cfs.h_nr_runnable, 1u);
+    EXPECT_EQ(rq0->cfs.h_nr_delayed, 0u);
+    EXPECT_EQ(rq1->nr_running, 1u);
+    EXPECT_EQ(rq1->cfs.h_nr_runnable, 0u);
+    EXPECT_EQ(rq1->cfs.h_nr_delayed, 1u);
+    EXPECT_EQ(rq0->cfs.avg.util_est, rq0_est);
+    EXPECT_EQ(rq1->cfs.avg.util_est, 0u);
+    f.k.run_preempt_points();
+    f.settle(11 * NSEC_PER_MSEC + NSEC_PER_MSEC / 2);  // CPU 1 acts on the reschedule IPI
+    EXPECT_EQ(rq0->curr, r);                           // the preempted task runs on
+    EXPECT_TRUE(rq1->curr->is_idle_task);
+    EXPECT_FALSE(q->on_rq);  // CPU 1's pick completed the sleep
+    EXPECT_EQ(rq1->nr_running, 0u);
+    EXPECT_EQ(rq1->cfs.h_nr_delayed, 0u);
+    // It wakes as any sleeper does.
+    f.k.try_to_wake_up(q, 0, 0);
+    f.settle(11 * NSEC_PER_MSEC + 600'000);
+    EXPECT_EQ(q->on_rq, TASK_ON_RQ_QUEUED);
+    EXPECT_FALSE(q->se.sched_delayed);
+  }
 }
 
 // Since 6.14 a task that is not eligible where it is queued stays there while the destination
