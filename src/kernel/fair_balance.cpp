@@ -689,7 +689,22 @@ u64 Kernel::get_sd_balance_interval(const sched_domain *sd, bool busy) const {
 
 // max_newidle_lb_cost tracks the most expensive newidle balance of the domain, decaying by
 // ~1 % a second so that an old spike is forgotten.
-static bool update_newidle_cost(sched_domain *sd, u64 cost, u64 jiffies, u64 hz) {
+// A domain's newidle success rate, which NI_RANDOM reads: kept whether or not NI_RANDOM is on.
+static void update_newidle_stats(sched_domain *sd, unsigned int success) {
+  sd->newidle_call++;
+  sd->newidle_success += success;
+  if (sd->newidle_call >= 1024) {
+    sd->newidle_ratio = sd->newidle_success;
+    sd->newidle_call /= 2;
+    sd->newidle_success /= 2;
+  }
+}
+
+// A newidle balance of the domain that cost cost (0: the periodic decay check) and, with
+// NI_RANDOM, succeeded with that weight.
+static bool update_newidle_cost(sched_domain *sd, u64 cost, unsigned int success, u64 jiffies,
+                                u64 hz) {
+  if (cost) update_newidle_stats(sd, success);
   if (cost > sd->max_newidle_lb_cost) {
     sd->max_newidle_lb_cost = cost;
     sd->last_decay_max_lb_cost = jiffies;
@@ -734,7 +749,7 @@ void Kernel::sched_balance_domains(struct rq *rq, cpu_idle_type idle) {
     // Whether this level decayed (not any level so far): a level visited after balancing
     // stopped below lets the walk go on only if it decayed itself, and the run queue's cost
     // follows only when the last level visited decayed.
-    need_decay = update_newidle_cost(sd, 0, jiffies(), hz);
+    need_decay = update_newidle_cost(sd, 0, 0, jiffies(), hz);
     max_cost += sd->max_newidle_lb_cost;
     if (!continue_balancing) {
       if (need_decay) continue;
@@ -891,16 +906,6 @@ void Kernel::seed_random(u64 seed) {
         seed, std::initializer_list<u64>{0x6b65726e656cULL /* "kernel" */, static_cast<u64>(cpu)});
 }
 
-static void update_newidle_stats(sched_domain *sd, unsigned int success) {
-  sd->newidle_call++;
-  sd->newidle_success += success;
-  if (sd->newidle_call >= 1024) {
-    sd->newidle_ratio = sd->newidle_success;
-    sd->newidle_call /= 2;
-    sd->newidle_success /= 2;
-  }
-}
-
 // Entered when a CPU is about to go idle. The idle period is stamped before balancing, so
 // that avg_idle measures how long CPUs stay idle; balancing only runs when the CPU expects to
 // stay idle longer than balancing costs.
@@ -946,7 +951,6 @@ int Kernel::sched_balance_newidle(struct rq *this_rq) {
           weight = (1024 + w / 2) / w;
         }
         pulled_task = sched_balance_rq(this_cpu, this_rq, s, CPU_NEWLY_IDLE, &continue_balancing);
-        if (sched_feat(NI_RANDOM)) update_newidle_stats(s, pulled_task ? weight : 0);
         // MODEL: the balance costs a base plus a part per examined CPU; the kernel measures
         // it with sched_clock (docs/model.md).
         const u64 cost = costs_.newidle_balance_base_ns +
@@ -959,7 +963,7 @@ int Kernel::sched_balance_newidle(struct rq *this_rq) {
                               static_cast<u64>(cfg_.tunables[TUNABLE_migration_cost_ns]) + 200);
           fed = std::max(fed, cost);
         }
-        update_newidle_cost(s, fed, jiffies(), hz);
+        update_newidle_cost(s, fed, pulled_task ? weight : 0, jiffies(), hz);
       }
       if (pulled_task || !continue_balancing || this_rq->nr_running > 0) break;
     }

@@ -30,14 +30,15 @@ namespace schedlab::kernel {
   SCHED_FEAT(UTIL_EST, true)                                                                     \
   /* Load balancing (fair.c) */                                                                  \
   SCHED_FEAT(LB_MIN, false)                                                                      \
-  /* task_hot(): SMT siblings share their caches, so nothing is cache hot at the SMT level       \
-     (tip; a schedlab switch since its first release is not verified) */                         \
+  /* task_hot(): SMT siblings share their caches, so nothing is cache hot at the SMT level,      \
+     checked before the core-cookie test (in 6.12.y and 6.18.y; a schedlab switch) */            \
   SCHED_FEAT(TASK_HOT_SMT_EARLY_OUT, true)                                                       \
-  /* Newidle cost bookkeeping: 6.17/6.18 "Bump sd->max_newidle_lb_cost when newidle balance      \
-     fails" (reverted Nov 2025); off = 6.12-6.16 plain max tracking */                           \
+  /* "Bump sd->max_newidle_lb_cost when newidle balance fails" (6.17, 6.18.0-2; reverted         \
+     in 6.18.3 and in the kernels modelled); off = plain max tracking */                         \
   SCHED_FEAT(NEWIDLE_BUMP_ON_FAIL, false)                                                        \
-  /* tip (6.19): attempt a domain's newidle balance with the probability it recently paid off */ \
-  SCHED_FEAT(NI_RANDOM, false)                                                                   \
+  /* Newidle balance a domain only with the probability that it has recently paid off (as in the \
+     kernel's features.h of 6.12.117, 6.18.5+ and 6.19); off = every time */                     \
+  SCHED_FEAT(NI_RANDOM, true)                                                                    \
   /* "sched: Update rq->avg_idle when a task is moved to an idle CPU" (tip 4b603f1551a7) and     \
      its follow-up "Skip rq->avg_idle update without a valid idle stamp" */                      \
   SCHED_FEAT(AVG_IDLE_ON_IDLE_EXIT, false)                                                       \

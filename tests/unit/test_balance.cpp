@@ -202,7 +202,9 @@ TEST(AvgIdle, WithoutAStampThePatchSaturatesAndTheFollowUpSkips) {
 }
 
 TEST(NewidleBalance, SkippedWhenTheCpuExpectsAShortIdle) {
-  KernelFixture f;
+  KernelConfig cfg;
+  cfg.features.on[__SCHED_FEAT_NI_RANDOM] = false;  // every domain that passes the gate
+  KernelFixture f(KernelFixture::default_spec(), cfg);
   f.hog(0);
   f.k.test_enqueue(f.task("q1"), 0);
   f.k.test_enqueue(f.task("q2"), 0);
@@ -255,6 +257,30 @@ TEST(NewidleBalance, NiRandomBacksOffFromAFruitlessDomain) {
   }
   EXPECT_EQ(attempts[0], 2u * 4000);  // SMT and MC, every time
   EXPECT_LT(attempts[1], attempts[0] / 4);
+}
+
+// update_newidle_cost() keeps a domain's success statistics whenever a balance had a cost,
+// whether or not NI_RANDOM reads them: with it off, 1024 fruitless newidle balances of a domain
+// bring its success ratio (which starts at 512/1024) down to nothing, so a later switch to
+// NI_RANDOM starts from what happened.
+TEST(NewidleBalance, TheSuccessRatioIsKeptWithNiRandomOff) {
+  KernelConfig cfg;
+  EXPECT_TRUE(cfg.features.on[__SCHED_FEAT_NI_RANDOM]);  // on in 6.12.y and 6.18.y
+  cfg.features.on[__SCHED_FEAT_NI_RANDOM] = false;
+  KernelFixture f(KernelFixture::default_spec(), cfg);
+  task_struct *a = f.task("a"), *b = f.task("b");
+  f.k.test_run(a, 0);
+  f.k.test_enqueue(b, 0);  // overloaded, but b just ran: cache hot, nothing moves
+  struct rq *rq1 = f.k.cpu_rq(1);
+  sched_domain *smt = rq1->sd;
+  ASSERT_EQ(smt->newidle_ratio, 512u);
+  for (int i = 0; i < 1024; i++) {
+    rq1->avg_idle = 1000000;
+    f.k.sched_balance_newidle(rq1);
+  }
+  EXPECT_EQ(rq1->lb_count, 2u * 1024);  // every domain, every time
+  EXPECT_LT(smt->newidle_ratio, 512u);
+  EXPECT_LT(smt->newidle_success, 256u);
 }
 
 // Active balance: when regular balancing keeps failing (here only the running task could go),
