@@ -1,6 +1,7 @@
 // kernel/sched/core.c: runqueues, __schedule(), try_to_wake_up(), the tick.
 #include <algorithm>
 #include <cassert>
+#include <utility>
 
 #include "kernel/kernel.h"
 #include "kernel/pelt_div.h"
@@ -666,6 +667,8 @@ void Kernel::put_prev_set_next_task(struct rq *rq, task_struct *prev, task_struc
 }
 
 task_struct *Kernel::pick_next_task(struct rq *rq, task_struct *prev) {
+  // The stopper's stand-in is the idle task: prev was really the stop-class stopper.
+  const bool after_stopper = std::exchange(rq->stopper_prev, false);
   if (!sched_core_enabled(rq)) return __pick_next_task(rq, prev);
   const int cpu = rq->cpu;
   struct rq *core = rq->core;
@@ -679,8 +682,10 @@ task_struct *Kernel::pick_next_task(struct rq *rq, task_struct *prev) {
     next = rq->core_pick;
     rq->core_pick = nullptr;
   } else {
-    // prev_balance(): balance_fair() runs newidle balance when nothing fair is queued here.
-    if (!rq->cfs.nr_queued) sched_balance_newidle(rq);
+    // prev_balance(): the classes from prev's down to (not including) idle balance in turn,
+    // so balance_fair() runs newidle balance when nothing is queued here, unless prev is the
+    // idle task (a pick on an idle CPU, such as a sibling's core-wide one, does not balance).
+    if (!rq->nr_running && (!prev->is_idle_task || after_stopper)) sched_balance_newidle(rq);
 
     bool need_sync = core->core_cookie != 0;
     core->core_cookie = 0;

@@ -647,6 +647,7 @@ void Kernel::active_load_balance_cpu_stop(struct rq *busiest_rq) {
     for (TraceSink *t : tracers_) t->cpu_idle(clock_, cpu, true);
     if (hooks_) hooks_->cpu_switched(cpu, curr, rq->idle);
   }
+  busiest_rq->stopper_prev = true;
   if (busiest_rq->nr_running > 0 && sd) {  // Is there any task to move?
     lb_env env;
     env.sd = sd;

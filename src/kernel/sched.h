@@ -334,6 +334,9 @@ struct rq {
   bool active_balance = false;
   int push_cpu = 0;
   sched_domain *active_balance_sd = nullptr;
+  // The stopper ran since the last pick: that pick's prev is the stopper (a stop-class task in
+  // the kernel), not the idle task the model switched to, so prev_balance() runs.
+  bool stopper_prev = false;
   u64 avg_idle_sum = 0, avg_idle_samples = 0;  // the mean avg_idle, sampled at each update
 
   // Core scheduling. Per rq:

@@ -186,6 +186,41 @@ TEST(CorePick, LoneTasksOnSiblingsCompareTheirServiceSinceTheSliceBoundary) {
   EXPECT_FALSE(f.k.prio_less(a, b, false));
 }
 
+// prev_balance() lets the classes from prev's down to, not including, the idle class balance
+// (core.c): a pick whose prev is the idle task runs no newidle balance. CPU 4 is forced idle
+// behind u, of another cookie than CPU 0's t; u is then migrated away, and sched_core_dequeue()
+// reschedules CPU 4 (the last task left a forced-idle CPU). Its core-wide pick runs from the
+// idle task, so it does not balance, although CPU 2 is overloaded and CPU 4 expects to stay
+// idle long enough.
+TEST(CorePick, APickFromTheIdleTaskRunsNoNewidleBalance) {
+  KernelFixture f;
+  task_struct *t = f.task("t"), *u = f.task("u");
+  f.cookie(t);
+  f.cookie(u);
+  f.k.test_run(u, 4);
+  f.k.test_run(t, 0);  // lone tasks tie; the picking CPU 0 wins: CPU 4 is forced idle
+  f.settle(100000);    // once it takes the IPI
+  ASSERT_TRUE(f.k.sched_core_forceidle(4));
+  f.hog(2);
+  f.k.test_enqueue(f.task("queued"), 2);
+  struct rq *rq4 = f.k.cpu_rq(4);
+  rq4->avg_idle = 10000000;
+  const u64 attempts = rq4->newidle_attempts;
+  f.k.deactivate_task(rq4, u, 0);
+  f.k.set_task_cpu(u, 1);
+  f.k.activate_task(f.k.cpu_rq(1), u, 0);
+  ASSERT_TRUE(rq4->curr->need_resched);
+  f.k.run_preempt_points();
+  EXPECT_TRUE(rq4->curr->is_idle_task);
+  EXPECT_EQ(rq4->newidle_attempts, attempts);
+  // A task going to sleep is a fair prev: that pick balances.
+  t->__state = TASK_INTERRUPTIBLE;
+  f.k.cpu_rq(0)->avg_idle = 10000000;
+  const u64 attempts0 = f.k.cpu_rq(0)->newidle_attempts;
+  f.k.block_current(0);
+  EXPECT_EQ(f.k.cpu_rq(0)->newidle_attempts, attempts0 + 1);
+}
+
 // A lone task whose sibling is forced idle gives way after half a slice (task_tick_core).
 TEST(CorePick, TaskTickCoreEndsALongForcedIdle) {
   KernelFixture f;
