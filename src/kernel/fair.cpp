@@ -388,10 +388,13 @@ bool Kernel::dequeue_task_fair(struct rq *rq, task_struct *p, int flags) {
 
 bool Kernel::dequeue_entities(struct rq *rq, sched_entity *se, int flags) {
   task_struct *p = task_of(se);
+  const bool was_sched_idle = sched_idle_cpu(rq->cpu);
   if (!dequeue_entity(&rq->cfs, se, flags)) return false;
   if (!se->sched_delayed) rq->cfs.h_nr_runnable--;  // a moving delayed sleeper was not runnable
   if (p->policy == SCHED_IDLE) rq->cfs.h_nr_idle--;
   rq->nr_running--;
+  // Only SCHED_IDLE tasks left: balance at the next tick, to pull more important work.
+  if (!was_sched_idle && sched_idle_cpu(rq->cpu)) rq->next_balance = jiffies();
   rq->cfs_tasks.erase(p);
   if (flags & DEQUEUE_DELAYED) p->on_rq = 0;  // __block_task(): the delayed sleep completes
   return true;

@@ -283,6 +283,21 @@ TEST(NewidleBalance, TheSuccessRatioIsKeptWithNiRandomOff) {
   EXPECT_LT(smt->newidle_success, 256u);
 }
 
+// dequeue_entities(): a dequeue that leaves a CPU with only SCHED_IDLE tasks sets its
+// next_balance to now, so that the next tick balances and pulls more important work.
+TEST(PeriodicBalance, ACpuLeftWithOnlySchedIdleTasksBalancesAtTheNextTick) {
+  KernelFixture f;
+  f.k.set_clock(10 * NSEC_PER_MSEC);
+  task_struct *n = f.hog(0);
+  f.k.test_enqueue(f.k.create_task("background", 0, SCHED_IDLE, f.topo.all()), 0);
+  struct rq *rq0 = f.k.cpu_rq(0);
+  rq0->next_balance = 100;
+  n->__state = TASK_INTERRUPTIBLE;  // blocks at once: lag 0, eligible, so really dequeued
+  f.k.block_current(0);
+  ASSERT_FALSE(n->on_rq);
+  EXPECT_EQ(rq0->next_balance, 10u);
+}
+
 // Active balance: when regular balancing keeps failing (here only the running task could go),
 // the stopper on the busiest CPU preempts it and pushes it to the idle CPU.
 TEST(ActiveBalance, TheStopperPushesTheRunningTask) {
