@@ -123,8 +123,9 @@ void Kernel::sched_core_account_forceidle(struct rq *rq) {
   if (d <= 0) return;
   u64 delta = static_cast<u64>(d);
   core->core_forceidle_start = clock_;
-  if (core->core_forceidle_count > 1 || core->core_forceidle_occupation > 1) {
-    if (!core->core_forceidle_occupation) return;  // nothing runs: nobody to charge
+  if (!core->core_forceidle_occupation) {
+    // Forced idle with no task running: the kernel warns, and charges the time unscaled.
+  } else if (core->core_forceidle_count > 1 || core->core_forceidle_occupation > 1) {
     delta = delta * core->core_forceidle_count / core->core_forceidle_occupation;
   }
   for (const int i : cpu_smt_cpus(rq->cpu)) {
