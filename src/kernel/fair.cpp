@@ -125,9 +125,13 @@ bool Kernel::update_deadline(struct cfs_rq *cfs_rq, sched_entity *se) {
   return true;
 }
 
+// The lag an entity keeps is clamped: to twice its slice, at least a tick, in 6.12.y; to the
+// queue's longest slice plus a tick in 6.18.y ("sched/fair: Fix lag clamp", 6.18.17).
 void Kernel::update_entity_lag(struct cfs_rq *cfs_rq, sched_entity *se) {
+  const u64 bound = cfg_.version == KernelVersion::V6_12 ? std::max<u64>(2 * se->slice, tick_nsec_)
+                                                         : cfs_rq_max_slice(cfs_rq) + tick_nsec_;
   const s64 lag = static_cast<s64>(avg_vruntime(cfs_rq) - se->vruntime);
-  const s64 limit = static_cast<s64>(calc_delta_fair(std::max<u64>(2 * se->slice, tick_nsec_), se));
+  const s64 limit = static_cast<s64>(calc_delta_fair(bound, se));
   se->vlag = std::clamp(lag, -limit, limit);
 }
 
@@ -137,6 +141,14 @@ u64 Kernel::cfs_rq_min_slice(struct cfs_rq *cfs_rq) const {
   if (const sched_entity *root = cfs_rq->tasks_timeline.root())
     min_slice = std::min(min_slice, root->min_slice);
   return min_slice;
+}
+
+u64 Kernel::cfs_rq_max_slice(struct cfs_rq *cfs_rq) const {
+  u64 max_slice = 0;
+  if (cfs_rq->curr && cfs_rq->curr->on_rq) max_slice = cfs_rq->curr->slice;
+  if (const sched_entity *root = cfs_rq->tasks_timeline.root())
+    max_slice = std::max(max_slice, root->max_slice);
+  return max_slice;
 }
 
 // 6.17+: a picked entity is protected from wakeup preemption until vprot (RUN_TO_PARITY).

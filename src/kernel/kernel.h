@@ -348,6 +348,7 @@ class Kernel {
   void update_protect_slice(struct cfs_rq *cfs_rq, sched_entity *se);
   void cancel_protect_slice(sched_entity *se);
   u64 cfs_rq_min_slice(struct cfs_rq *cfs_rq) const;
+  u64 cfs_rq_max_slice(struct cfs_rq *cfs_rq) const;
   struct cfs_rq *cfs_rq_of(sched_entity *se) {
     return &cpu_rq(se->task->cpu)->cfs;
   }

@@ -121,6 +121,7 @@ struct sched_entity {
   rb_run_node run_node;
   u64 min_vruntime = 0;
   u64 min_slice = 0;
+  u64 max_slice = 0;
 };
 
 inline bool entity_before(const sched_entity *a, const sched_entity *b) {

@@ -14,21 +14,25 @@ int height(const sched_entity *n) {
   return n ? n->run_node.height : 0;
 }
 
-// min_vruntime_update(): the node's own values folded with its children's subtree minima.
+// min_vruntime_update(): the node's own values folded with its children's subtree minima (and
+// maximum slice).
 void update(sched_entity *n) {
   const sched_entity *l = n->run_node.left, *r = n->run_node.right;
   n->run_node.height = 1 + std::max(height(l), height(r));
-  u64 vruntime = n->vruntime, slice = n->slice;
+  u64 vruntime = n->vruntime, slice = n->slice, max_slice = n->slice;
   if (l) {
     vruntime = min_vruntime(vruntime, l->min_vruntime);
     slice = std::min(slice, l->min_slice);
+    max_slice = std::max(max_slice, l->max_slice);
   }
   if (r) {
     vruntime = min_vruntime(vruntime, r->min_vruntime);
     slice = std::min(slice, r->min_slice);
+    max_slice = std::max(max_slice, r->max_slice);
   }
   n->min_vruntime = vruntime;
   n->min_slice = slice;
+  n->max_slice = max_slice;
 }
 
 sched_entity *leftmost(sched_entity *n) {
@@ -90,7 +94,7 @@ void Timeline::insert(sched_entity *se) {
   se->run_node = rb_run_node{};
   se->run_node.height = 1;
   se->min_vruntime = se->vruntime;
-  se->min_slice = se->slice;
+  se->min_slice = se->max_slice = se->slice;
   sched_entity *parent = nullptr;
   sched_entity **link = &root_;
   while (*link) {

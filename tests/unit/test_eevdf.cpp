@@ -167,3 +167,24 @@ TEST(Eevdf, ANormalWakeePreemptsASchedIdleTaskInItsProtectedSlice) {
     EXPECT_EQ(f.k.cpu_rq(0)->curr, b) << (v612 ? "6.12" : "6.18");
   }
 }
+
+// The lag a dequeued entity keeps is clamped. 6.12.y: to twice its slice (at least a tick);
+// 6.18.y ("sched/fair: Fix lag clamp", 6.18.17): to the queue's longest slice plus a tick
+// (cfs_rq_max_slice(), from the tree's max_slice). a runs 20 ms while b waits, so it is 10 ms
+// ahead of V; the slice is 2.8 ms (0.7 ms scaled for 8 CPUs), the tick 1 ms.
+TEST(Eevdf, TheLagClampFollowsTheKernelVersion) {
+  for (const bool v612 : {true, false}) {
+    KernelConfig cfg;
+    if (v612) cfg.version = KernelVersion::V6_12;
+    cfg.features.on[__SCHED_FEAT_DELAY_DEQUEUE] = false;  // dequeued at once, lag and all
+    KernelFixture f(KernelFixture::default_spec(), cfg);
+    task_struct *a = f.task("a"), *b = f.task("b");
+    f.k.test_run(a, 0);
+    f.k.test_enqueue(b, 0);
+    ASSERT_EQ(f.k.sysctl_sched_base_slice(), 2800000u);
+    f.k.set_clock(20000000);
+    a->__state = TASK_INTERRUPTIBLE;
+    f.k.block_current(0);
+    EXPECT_EQ(a->se.vlag, v612 ? -5600000 : -3800000) << (v612 ? "6.12" : "6.18");
+  }
+}

@@ -11,7 +11,8 @@
 namespace schedlab::kernel {
 namespace {
 
-// Checks the tree's shape: parent links, AVL balance, heights and the subtree minima.
+// Checks the tree's shape: parent links, AVL balance, heights and the subtree minima (and
+// maximum slice).
 int check_subtree(const sched_entity *n, const sched_entity *parent, u64 *min_v, u64 *min_s) {
   if (!n) return 0;
   EXPECT_EQ(n->run_node.parent, parent);
@@ -24,6 +25,10 @@ int check_subtree(const sched_entity *n, const sched_entity *parent, u64 *min_v,
   const u64 s = std::min({n->slice, ls, rs});
   EXPECT_EQ(n->min_vruntime, v);
   EXPECT_EQ(n->min_slice, s);
+  u64 max_s = n->slice;
+  if (n->run_node.left) max_s = std::max(max_s, n->run_node.left->max_slice);
+  if (n->run_node.right) max_s = std::max(max_s, n->run_node.right->max_slice);
+  EXPECT_EQ(n->max_slice, max_s);
   *min_v = v;
   *min_s = s;
   return n->run_node.height;
@@ -79,13 +84,15 @@ TEST(TasksTimeline, MatchesAScannedListThroughRandomQueueingAndPicks) {
     check_subtree(tree.root(), nullptr, &min_v, &min_s);
     if (list.empty()) continue;
     EXPECT_EQ(tree.first(), want.front());
-    u64 scan_v = list.front()->vruntime, scan_s = list.front()->slice;
+    u64 scan_v = list.front()->vruntime, scan_s = list.front()->slice, scan_max = 0;
     for (const sched_entity *se : list) {
       scan_v = std::min(scan_v, se->vruntime);
       scan_s = std::min(scan_s, se->slice);
+      scan_max = std::max(scan_max, se->slice);
     }
     EXPECT_EQ(tree.root()->min_vruntime, scan_v);
     EXPECT_EQ(tree.root()->min_slice, scan_s);
+    EXPECT_EQ(tree.root()->max_slice, scan_max);  // cfs_rq_max_slice(), the 6.18.y lag clamp
 
     const u64 limit = rng.uniform_u64(0, 1000000);
     const sched_entity *scan = nullptr;
