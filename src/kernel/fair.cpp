@@ -561,7 +561,6 @@ void Kernel::check_preempt_wakeup_fair(struct rq *rq, task_struct *p, int wake_f
   task_struct *curr = rq->curr;
   sched_entity *se = &curr->se, *pse = &p->se;
   struct cfs_rq *cfs_rq = &rq->cfs;
-  (void)wake_flags;
   if (se == pse) return;
   if (curr->need_resched) return;
   if (!sched_feat(WAKEUP_PREEMPTION)) return;
@@ -585,8 +584,23 @@ void Kernel::check_preempt_wakeup_fair(struct rq *rq, task_struct *p, int wake_f
       return;
     }
     do_preempt_short = sched_feat(PREEMPT_SHORT) && pse->slice < se->slice;
-    if (pick_eevdf(cfs_rq, !do_preempt_short) != pse) {
-      if (sched_feat(RUN_TO_PARITY) && do_preempt_short) update_protect_slice(cfs_rq, se);
+    // 6.18.33+: unless a shorter slice overrides curr's protection, a forked task does not
+    // preempt (exec often follows fork: little shared data), nor does a wakee still delayed
+    // (a sleeper the balancer moved), which is not eligible.
+    if (!do_preempt_short && ((wake_flags & WF_FORK) || pse->sched_delayed)) return;
+    // pick_next_entity(): a delayed sleeper that comes up completes its sleep, then the pick is
+    // made again.
+    sched_entity *nse;
+    for (;;) {
+      nse = pick_eevdf(cfs_rq, !do_preempt_short);
+      if (!nse->sched_delayed) break;
+      dequeue_entities(rq, nse, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+      nse = nullptr;
+      if (!cfs_rq->nr_queued) break;
+    }
+    if (nse != pse) {
+      // Curr keeps the CPU, protected no longer than the shortest queued slice allows.
+      if (sched_feat(RUN_TO_PARITY)) update_protect_slice(cfs_rq, se);
       return;
     }
   }

@@ -188,3 +188,26 @@ TEST(Eevdf, TheLagClampFollowsTheKernelVersion) {
     EXPECT_EQ(a->se.vlag, v612 ? -5600000 : -3800000) << (v612 ? "6.12" : "6.18");
   }
 }
+
+// 6.18.33+ check_preempt_wakeup_fair(): a forked task does not preempt (exec often follows
+// fork, so little data is shared), unless a shorter slice overrides curr's protection. 6.12.y
+// lets it preempt whenever the pick would take it. a has run 10 ms alone on CPU 0 (its
+// protection long over); the child, placed at V with half a slice, has the earlier deadline.
+TEST(Eevdf, OnlyOlderKernelsLetAForkedTaskPreempt) {
+  for (const bool v612 : {true, false}) {
+    KernelConfig cfg;
+    if (v612) cfg.version = KernelVersion::V6_12;
+    KernelFixture f(KernelFixture::default_spec(), cfg);
+    CpuMask only0(8);
+    only0.set(0);
+    task_struct *a = f.k.create_task("a", 0, SCHED_NORMAL, only0);
+    f.k.test_run(a, 0);
+    f.k.set_clock(10000000);
+    f.k.handle_event(EV_TICK, 0);
+    ASSERT_FALSE(a->need_resched);
+    task_struct *child = f.k.create_task("child", 0, SCHED_NORMAL, only0);
+    f.k.wake_up_new_task(child, 0);
+    ASSERT_EQ(child->cpu, 0);
+    EXPECT_EQ(a->need_resched, v612) << (v612 ? "6.12" : "6.18");
+  }
+}
