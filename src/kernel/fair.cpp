@@ -240,7 +240,7 @@ void Kernel::yield_task_fair(struct rq *rq) {
   update_curr(cfs_rq);
   if (entity_eligible(cfs_rq, se)) {
     se->vruntime = se->deadline;
-    se->deadline += calc_delta_fair(se->slice, se);
+    update_deadline(cfs_rq, se);  // a new slice, and zero_vruntime moves up to V
   }
 }
 

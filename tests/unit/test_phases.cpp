@@ -215,7 +215,8 @@ TEST(Phases, YieldLetsTheOtherTaskOnTheCpuRunFirst) {
 }
 
 // yield_task_fair() itself: the eligible yielder forfeits the rest of its request (vruntime to
-// its deadline, deadline one slice on), so a task it was ahead of is picked instead.
+// its deadline, then update_deadline(): deadline one slice on), so a task it was ahead of is
+// picked instead.
 TEST(Phases, YieldPushesTheDeadlineBackOneSlice) {
   schedlab::testing::KernelFixture f;
   kernel::task_struct *a = f.task("a"), *b = f.task("b");
@@ -228,6 +229,8 @@ TEST(Phases, YieldPushesTheDeadlineBackOneSlice) {
   f.k.sys_sched_yield(0);
   EXPECT_EQ(a->se.vruntime, before);
   EXPECT_EQ(a->se.deadline, before + f.k.calc_delta_fair(a->se.slice, &a->se));
+  // update_deadline() moved zero_vruntime to V, the mean of the two equal-weight vruntimes.
+  EXPECT_EQ(rq->cfs.zero_vruntime, b->se.vruntime + (before - b->se.vruntime) / 2);
   EXPECT_FALSE(f.k.entity_eligible(&rq->cfs, &a->se));
   EXPECT_EQ(rq->curr, b);
   EXPECT_EQ(a->__state, kernel::TASK_RUNNING);  // still runnable, just behind b
