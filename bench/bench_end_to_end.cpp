@@ -44,8 +44,8 @@ void run_scenario(benchmark::State &state, const char *path, const char *config,
   set_counters(state, sim_s, events);
 }
 
-// The seed mail's three configurations on 30 common seeds (issue 8's target: < 1 s on one
-// core; with 2 jobs >= 1.8x faster on 2 cores).
+// The seed mail's three configurations on 30 common seeds (the speed target: < 1 s on one
+// core; with 2 jobs >= 1.8x faster on 2 cores; docs/performance.md).
 void run_seed3x30(benchmark::State &state, int jobs) {
   const auto s = load("scenarios/wakeup-fastpath.toml");
   experiment::ExperimentOptions o;
