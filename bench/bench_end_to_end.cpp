@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // End to end: whole runs and experiments of the shipped scenarios and of the scale scenario
 // (bench/scenarios/scale-1024.toml). Reports simulated seconds per wall second, events per
 // second and the process's peak RSS (counters sim_s_per_s, events_per_s, peak_rss_kb).

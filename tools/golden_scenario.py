@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Writes scenarios/golden-6.12-pairs-4t.toml from the golden trace's exact workload.
 
 The golden data set golden-6.12-pairs-4t (its trace: tests/data/traces/golden-pairs-4t.trace)

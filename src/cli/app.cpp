@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Builds the CLI11 tree of every command and parses argv (see app.h).
 #include "cli/app.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab compare: metric-by-metric differences between two JSON results.
 #include <cerrno>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab experiment: every configuration of a scenario on the same seeds, compared.
 #include <cstdio>
 #include <fstream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab measure: a scenario's workload run for real on this host.
 #include <signal.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab replay: an ftrace text trace, replayed as a workload on any machine and features.
 #include <fmt/format.h>
 

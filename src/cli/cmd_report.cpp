@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab report: a self-contained HTML page of a result JSON, with charts and a timeline.
 #include <fmt/format.h>
 

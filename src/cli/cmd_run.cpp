@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab run: one run of a scenario, its summary, JSON and traces.
 #include <cstdio>
 #include <fstream>

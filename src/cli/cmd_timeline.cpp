@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab timeline: an SVG picture of a window of one run's schedule.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab topology --host: the host's CPU topology as a scenario's [machine] section.
 #include <cstdio>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // What the command files share: exit codes, number parsing, and how a command registers.
 #include <CLI/CLI.hpp>

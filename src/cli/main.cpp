@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab: the command line. Thin: parse, call, print. Each command lives in cmd_*.cpp.
 #include <CLI/CLI.hpp>
 #include <cstdio>

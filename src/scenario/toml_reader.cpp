@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Reads a scenario file. toml++ does the TOML; everything after that is checked here, key by
 // key, so that each mistake comes back as one line naming the file position, the dotted field
 // and what is wrong, which is what an editor or a CI log can point at.

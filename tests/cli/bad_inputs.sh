@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Every malformed scenario makes `schedlab run` exit 2 with exactly its expected one-line error;
 # bad flags exit 2 too. Usage: bad_inputs.sh SCHEDLAB BAD_DIR
 set -u

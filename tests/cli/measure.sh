@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # `schedlab measure` runs the smoke scenario for real on this machine and reports it in run's
 # JSON schema; a cookie configuration is "unsupported here" (exit 3) without core scheduling;
 # Ctrl-C stops every thread and prints the partial result (exit 130); `topology --host` prints

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Results are a function of (scenario, seed, schedlab version): tests/data/results.sha256 keeps
 # the digests of a fixed set of runs under the version that made them. A change that moves any
 # of them without a new version fails here, so a speed-up that claims identical results is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # `schedlab timeline` draws the same SVG from a scenario and from a result JSON of the same run
 # (the replay is exact), a well-formed SVG with a lane per CPU, a legend, the forced-idle hatch
 # and wakeup marks; `schedlab report` writes one self-contained, well-formed HTML page with the
