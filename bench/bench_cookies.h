@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Shared by the select_idle_sibling and core-pick benchmarks: tagging a task with one of a
 // bounded number of cookies, as prctl(PR_SCHED_CORE) would.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The core-wide pick: __schedule() -> pick_next_task() with core scheduling, on SMT2 machines
 // of 8 to 1024 CPUs. Three CPUs in four run tasks, up to three per CPU; half the tasks carry
 // one of a few cookies (as VMs or containers do), the rest are untagged. Each iteration

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // End to end: whole runs and experiments of the shipped scenarios and of the scale scenario
 // (bench/scenarios/scale-1024.toml). Reports simulated seconds per wall second, events per
 // second and the process's peak RSS (counters sim_s_per_s, events_per_s, peak_rss_kb).
@@ -44,8 +45,8 @@ void run_scenario(benchmark::State &state, const char *path, const char *config,
   set_counters(state, sim_s, events);
 }
 
-// The seed mail's three configurations on 30 common seeds (issue 8's target: < 1 s on one
-// core; with 2 jobs >= 1.8x faster on 2 cores).
+// The seed mail's three configurations on 30 common seeds (the speed target: < 1 s on one
+// core; with 2 jobs >= 1.8x faster on 2 cores; docs/performance.md).
 void run_seed3x30(benchmark::State &state, int jobs) {
   const auto s = load("scenarios/wakeup-fastpath.toml");
   experiment::ExperimentOptions o;

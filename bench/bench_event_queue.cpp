@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The event queue against a bare std::priority_queue push/pop loop at the same queue size:
 // the physical-limit reference for event dispatch.
 #include <benchmark/benchmark.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // select_idle_sibling() on machines of 8 to 1024 CPUs, half the CPUs busy, no idle core hint
 // (the scan path) and with it (the idle-core search); and with core scheduling, half the busy
 // CPUs running one of a few cookies and the waking task tagged with one of them, with the

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Two-core scaling of an experiment, end to end (issue 8: `--jobs 2` and `mpirun -np 2 --mpi`
-# each >= 1.8x one process). Runs the three ways back to back in each round, so that the host's
-# slow and quiet spells hit all three alike, and prints each round and the medians.
+# SPDX-License-Identifier: GPL-2.0-only
+# Two-core scaling of an experiment, end to end (the speed targets of docs/performance.md:
+# `--jobs 2` and `mpirun -np 2 --mpi` each >= 1.8x one process). Runs the three ways back to
+# back in each round, so that the host's slow and quiet spells hit all three alike, and prints
+# each round and the medians.
 #
 #   bench/scaling.sh [--rounds N] [--runs R] [SCHEDLAB]
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // libFuzzer target: the command-line parser (CLI11 set up as in main), without running a
 // command. The input is argv after the program name, one argument per NUL-separated piece.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // libFuzzer target: the ftrace text reader and what replay derives from a trace.
 #include <cstddef>
 #include <cstdint>

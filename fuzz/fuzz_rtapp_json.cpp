@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // libFuzzer target: the rt-app JSON reader (docs/rt-app.md).
 #include <cstddef>
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // libFuzzer target: the scenario TOML reader. Bad input must become a ScenarioError; any other
 // exception, a crash, a leak or undefined behaviour is a bug (docs/fuzzing.md).
 #include <cstddef>

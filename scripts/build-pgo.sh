@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Release build with GCC profile-guided optimisation, in build/pgo (schedlab, the tests and the
 # benchmarks). Three steps: an instrumented schedlab (build/pgo-generate) runs the training
 # set below, which writes build/pgo-profile; then build/pgo is compiled from scratch with it.

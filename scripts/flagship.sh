@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Fresh machine to first result: install, build (Release), run the flagship scenario.
 set -euo pipefail
 cd "$(dirname "$0")/.."

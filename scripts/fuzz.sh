@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Builds the libFuzzer targets with clang (SCHEDLAB_FUZZ=ON) and runs each for SECONDS
 # (default 60) from its seed corpus in fuzz/corpus/; fails on any crash, leak, hang or UB.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   Build dir: $SCHEDLAB_FUZZ_BUILD (build/fuzz).

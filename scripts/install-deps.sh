@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Installs the Debian 12 packages schedlab builds with. Safe to run again.
 # Why each one: docs/dependencies.md.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Fresh machine to every test: install, build (Release and ASan+UBSan), run CTest on both;
 # then the cross-build determinism check, ThreadSanitizer on the parallel runner, and fuzzing.
 set -euo pipefail

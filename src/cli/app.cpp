@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Builds the CLI11 tree of every command and parses argv (see app.h).
 #include "cli/app.h"
 
@@ -15,7 +16,7 @@ Cli::Cli()
               add_report_command(app),  add_topology_command(app),   add_measure_command(app),
               add_compare_command(app), add_replay_command(app),     add_sweep_command(app)};
   help = app.add_subcommand("help", "Explain the CLI, features or tunables");
-  help->add_option("topic", topic, "features | tunables");
+  help->add_option("topic", topic, "features | tunables")->type_name("TOPIC");
 }
 
 std::optional<int> parse_args(Cli &cli, int argc, char **argv) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The command line's CLI11 tree, built and parsed apart from running a command, so that the
 // argument fuzzer (fuzz/fuzz_cli_args.cpp) can exercise the parser alone.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab compare: metric-by-metric differences between two JSON results.
 #include <cerrno>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "experiment/compare.h"
 
 namespace schedlab::cli {
@@ -47,20 +49,10 @@ int cmd_compare(const std::string &a_file, const std::string &b_file, const std:
                  b_file.c_str());
     return kExitBadInput;
   }
-  std::fputs(experiment::comparison_table(c, a_file, b_file).c_str(), stdout);
-  if (!json.empty()) {
-    std::ofstream out(json);
-    if (!out) {
-      std::fprintf(stderr, "schedlab compare: --json %s: cannot open for writing\n", json.c_str());
-      return kExitBadInput;
-    }
-    out << experiment::comparison_to_json(c, a_file, b_file).dump(2) << "\n";
-    if (!out.good()) {
-      std::fprintf(stderr, "schedlab compare: --json %s: write failed\n", json.c_str());
-      return 1;
-    }
-  }
-  return 0;
+  Output out;
+  if (!out.open("compare", "--json", json)) return kExitError;
+  std::fputs(experiment::comparison_table(c, a_file, b_file).c_str(), text_stream(json == "-"));
+  return out.write(experiment::comparison_to_json(c, a_file, b_file).dump(2) + "\n");
 }
 
 }  // namespace
@@ -74,9 +66,12 @@ Command add_compare_command(CLI::App &app) {
       "compare",
       "Metric-by-metric differences between two results (run, measure or experiment "
       "--json)");
-  cmd->add_option("A", args->a, "First result (JSON)")->required();
-  cmd->add_option("B", args->b, "Second result (JSON); differences are B - A")->required();
-  cmd->add_option("--json", args->json, "Write the comparison as JSON to this file");
+  cmd->add_option("A", args->a, "First result (JSON)")->required()->type_name("FILE");
+  cmd->add_option("B", args->b, "Second result (JSON); differences are B - A")
+      ->required()
+      ->type_name("FILE");
+  cmd->add_option("--json", args->json, "Write the comparison as JSON to FILE (- for stdout)")
+      ->type_name("FILE");
   cmd->allow_extras(false);
   return {cmd, [args] { return cmd_compare(args->a, args->b, args->json); }};
 }

@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab experiment: every configuration of a scenario on the same seeds, compared.
 #include <cstdio>
-#include <fstream>
 #include <thread>
 #include <tuple>
 
 #include "cli/commands.h"
 #include "cli/mpi.h"
+#include "cli/output.h"
 #include "cli/progress.h"
 #include "experiment/experiment.h"
 #include "experiment/experiment_report.h"
@@ -15,7 +16,7 @@ namespace schedlab::cli {
 namespace {
 
 struct ExperimentArgs {
-  std::string file, runs, jobs, seed_base, json, csv;
+  std::string file, runs, jobs, seed_base, json, csv, max_work;
   std::vector<std::string> configs, features, tunables;
   std::vector<std::string> params;  // sweep
   bool mpi = false;
@@ -23,7 +24,7 @@ struct ExperimentArgs {
   std::string wasted_threshold;
 };
 
-// --check: every violation (up to 10 in all) with its run, and exit status 3.
+// --check: every violation (up to 10 in all) with its run, and exit status 4.
 int report_violations(const experiment::ExperimentResult &r) {
   u64 total = 0;
   std::size_t printed = 0;
@@ -99,31 +100,10 @@ int options_from(const ExperimentArgs &a, const char *cmd, experiment::Experimen
 }
 
 // Opens --json and --csv before the (possibly long) runs, so a bad path fails at once.
-int open_outputs(const ExperimentArgs &a, const char *cmd, std::ofstream &json_out,
-                 std::ofstream &csv_out) {
-  for (auto [flag, path, out] :
-       {std::tuple{"--json", &a.json, &json_out}, std::tuple{"--csv", &a.csv, &csv_out}}) {
-    if (path->empty()) continue;
-    out->open(*path);
-    if (!*out) {
-      std::fprintf(stderr, "schedlab %s: %s %s: cannot open for writing\n", cmd, flag,
-                   path->c_str());
-      return kExitBadInput;
-    }
-  }
-  return 0;
-}
-
-// Writes and closes an output opened by open_outputs (nothing if it was not asked for).
-int finish_output(std::ofstream &out, const std::string &text, const char *flag,
-                  const std::string &path, const char *cmd) {
-  if (!out.is_open()) return 0;
-  out << text;
-  out.close();
-  if (!out) {
-    std::fprintf(stderr, "schedlab %s: %s %s: write failed\n", cmd, flag, path.c_str());
-    return 1;
-  }
+int open_outputs(const ExperimentArgs &a, const char *cmd, Output &json_out, Output &csv_out) {
+  if (!at_most_one_stdout(cmd, {{"--json", a.json}, {"--csv", a.csv}})) return kExitBadInput;
+  if (!json_out.open(cmd, "--json", a.json) || !csv_out.open(cmd, "--csv", a.csv))
+    return kExitError;
   return 0;
 }
 
@@ -145,6 +125,7 @@ int start_mpi(const ExperimentArgs &a, const char *cmd, experiment::ExperimentOp
 int cmd_experiment(const ExperimentArgs &a) {
   experiment::ExperimentOptions o;
   if (int rc = options_from(a, "experiment", o)) return rc;
+  if (int rc = apply_max_work("experiment", a.max_work)) return rc;
   std::unique_ptr<Mpi> mpi;
   if (int rc = start_mpi(a, "experiment", o, mpi)) return rc;
   const bool root = !mpi || mpi->rank() == 0;
@@ -159,7 +140,7 @@ int cmd_experiment(const ExperimentArgs &a) {
     std::fprintf(stderr, "schedlab experiment: %s\n", e.what());
     return kExitBadInput;
   }
-  std::ofstream json_out, csv_out;
+  Output json_out, csv_out;
   if (root)
     if (int rc = open_outputs(a, "experiment", json_out, csv_out)) return rc;
   experiment::ExperimentResult r;
@@ -182,18 +163,19 @@ int cmd_experiment(const ExperimentArgs &a) {
   if (failed) return kExitBadInput;
   if (!root) return 0;
   const experiment::ExperimentStats st = experiment::experiment_stats(r);
-  if (int rc = finish_output(json_out, experiment::experiment_to_json(r, st).dump(2) + "\n",
-                             "--json", a.json, "experiment"))
-    return rc;
-  if (int rc = finish_output(csv_out, experiment::experiment_csv(r), "--csv", a.csv, "experiment"))
-    return rc;
-  std::fputs(experiment::experiment_table(r, st).c_str(), stdout);
+  if (json_out.wanted())
+    if (int rc = json_out.write(experiment::experiment_to_json(r, st).dump(2) + "\n")) return rc;
+  if (csv_out.wanted())
+    if (int rc = csv_out.write(experiment::experiment_csv(r))) return rc;
+  std::fputs(experiment::experiment_table(r, st).c_str(),
+             text_stream(a.json == "-" || a.csv == "-"));
   return report_violations(r);
 }
 
 int cmd_sweep(const ExperimentArgs &a) {
   experiment::ExperimentOptions o;
   if (int rc = options_from(a, "sweep", o)) return rc;
+  if (int rc = apply_max_work("sweep", a.max_work)) return rc;
   if (a.check) {
     std::fprintf(stderr, "schedlab sweep: --check is for run and experiment\n");
     return kExitBadInput;
@@ -208,7 +190,7 @@ int cmd_sweep(const ExperimentArgs &a) {
   std::unique_ptr<Mpi> mpi;
   if (int rc = start_mpi(a, "sweep", o, mpi)) return rc;
   const bool root = !mpi || mpi->rank() == 0;
-  std::ofstream json_out, csv_out;
+  Output json_out, csv_out;
   if (root)
     if (int rc = open_outputs(a, "sweep", json_out, csv_out)) return rc;
   experiment::SweepResult r;
@@ -232,34 +214,44 @@ int cmd_sweep(const ExperimentArgs &a) {
     return kExitBadInput;
   }
   if (!root) return 0;
-  if (int rc = finish_output(json_out, experiment::sweep_to_json(r).dump(2) + "\n", "--json",
-                             a.json, "sweep"))
-    return rc;
-  if (int rc = finish_output(csv_out, experiment::sweep_csv(r), "--csv", a.csv, "sweep")) return rc;
-  std::fputs(experiment::sweep_table(r).c_str(), stdout);
+  if (json_out.wanted())
+    if (int rc = json_out.write(experiment::sweep_to_json(r).dump(2) + "\n")) return rc;
+  if (csv_out.wanted())
+    if (int rc = csv_out.write(experiment::sweep_csv(r))) return rc;
+  std::fputs(experiment::sweep_table(r).c_str(), text_stream(a.json == "-" || a.csv == "-"));
   return 0;
 }
 
 // The options experiment and sweep share.
 void add_common_options(CLI::App *c, ExperimentArgs &ex) {
-  c->add_option("scenario", ex.file, "Scenario file (TOML or rt-app JSON)")->required();
-  c->add_option("--runs", ex.runs, "Runs (seeds) per configuration, 1..100000 (default: 3)");
-  c->add_option("--jobs", ex.jobs, "Worker threads (default: the number of CPUs)");
+  c->add_option("scenario", ex.file, "Scenario file (TOML or rt-app JSON)")
+      ->required()
+      ->type_name("FILE");
+  c->add_option("--runs", ex.runs, "Runs (seeds) per configuration, 1..100000 (default: 3)")
+      ->type_name("N");
+  c->add_option("--jobs", ex.jobs, "Worker threads (default: the number of CPUs)")->type_name("N");
   c->add_option("--seed-base", ex.seed_base,
-                "Seeds are S, S+1, ..., S+runs-1 (default S: the scenario's seed)");
-  c->add_option("--json", ex.json, "Write the runs and statistics as JSON to this file");
-  c->add_option("--csv", ex.csv, "Write one row per run as CSV to this file");
+                "Seeds are S, S+1, ..., S+runs-1 (default S: the scenario's seed)")
+      ->type_name("S");
+  c->add_option("--json", ex.json, "Write the runs and statistics as JSON to FILE (- for stdout)")
+      ->type_name("FILE");
+  c->add_option("--csv", ex.csv, "Write one row per run as CSV to FILE (- for stdout)")
+      ->type_name("FILE");
   // One value per occurrence, so "--config A FILE" does not take FILE as a second name.
   c->add_option("--config", ex.configs,
                 "Run only this configuration (repeatable; default: every one)")
       ->take_all()
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->type_name("NAME");
   c->add_option("--feature", ex.features, "Override a scheduler feature: NAME=true|false")
       ->take_all()
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->type_name("NAME=BOOL");
   c->add_option("--tunable", ex.tunables, "Override a tunable: NAME=INTEGER")
       ->take_all()
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->type_name("NAME=N");
+  add_max_work_option(c, ex.max_work);
   c->add_flag("--mpi", ex.mpi,
               "Under mpirun: spread the runs over the ranks; rank 0 writes the results");
   c->allow_extras(false);
@@ -273,10 +265,11 @@ Command add_experiment_command(CLI::App &app) {
       "experiment", "Run configurations of a scenario on the same seeds and compare them");
   add_common_options(exp, *ex);
   exp->add_flag("--check", ex->check,
-                "Check the model's invariants in every run (exit 3 on a violation) and measure "
+                "Check the model's invariants in every run (exit 4 on a violation) and measure "
                 "wasted cores");
   exp->add_option("--wasted-threshold", ex->wasted_threshold,
-                  "With --check: a task waiting longer than this wastes an idle CPU (default 1ms)");
+                  "With --check: a task waiting longer than this wastes an idle CPU (default 1ms)")
+      ->type_name("DURATION");
   return {exp, [ex] { return cmd_experiment(*ex); }};
 }
 
@@ -290,7 +283,8 @@ Command add_sweep_command(CLI::App &app) {
                  "kernel.features.NAME, group.NAME.count) and its values (repeatable)")
       ->take_all()
       ->allow_extra_args(false)
-      ->required();
+      ->required()
+      ->type_name("PATH=V1,V2,...");
   return {sw, [ex] { return cmd_sweep(*ex); }};
 }
 

@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab measure: a scenario's workload run for real on this host.
 #include <signal.h>
 
 #include <atomic>
 #include <cstdio>
-#include <fstream>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "real/calibrate.h"
 #include "real/host_topology.h"
 #include "real/measure.h"
@@ -14,13 +15,17 @@
 namespace schedlab::cli {
 namespace {
 
-constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as a shell reports it
-
 std::atomic<bool> g_interrupt{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
 
 extern "C" void on_sigint(int) {
   g_interrupt.store(true);
+}
+
+// An Unsupported message starts with "measure: " or with the scenario's file:line.
+void print_unsupported(const std::string &msg) {
+  std::fprintf(stderr, "schedlab %s%s\n",
+               msg.rfind("measure: ", 0) == 0 ? "" : "measure: ", msg.c_str());
 }
 
 int cmd_measure(const std::string &file, const std::string &config_name,
@@ -54,19 +59,24 @@ int cmd_measure(const std::string &file, const std::string &config_name,
     return kExitBadInput;
   }
 
+  Output json_out;
+  if (!json_out.open("measure", "--json", json)) return kExitError;
   real::HostInfo host = real::probe_host(sysfs_root);
   if (!host.described)
-    std::printf("measure: this host's topology cannot be described; running on its %d CPUs\n",
-                host.nr_cpus);
+    std::fprintf(stderr,
+                 "schedlab measure: warning: this host's topology cannot be described; running "
+                 "on its %d CPUs\n",
+                 host.nr_cpus);
   else if (!s.host_machine && !real::same_machine(s.topology, host.machine))
-    std::printf(
-        "measure: the scenario's machine (%s) differs from this host (%s); measuring on "
-        "the host's\n",
-        real::describe(s.topology).c_str(), real::describe(host.machine).c_str());
+    std::fprintf(stderr,
+                 "schedlab measure: warning: the scenario's machine (%s) differs from this host "
+                 "(%s); measuring on the host's\n",
+                 real::describe(s.topology).c_str(), real::describe(host.machine).c_str());
   try {
     real::check_supported(s, config, host);
   } catch (const real::Unsupported &e) {
-    std::printf("%s\n", e.what());
+    print_unsupported(e.what());
+    json_out.discard();
     return kExitUnsupported;
   }
 
@@ -83,39 +93,35 @@ int cmd_measure(const std::string &file, const std::string &config_name,
     for (u64 i = 0; i < *runs && !g_interrupt.load(); i++) {
       results.push_back(real::run_measure(s, config, host, g_interrupt));
       if (*runs > 1)
-        std::printf("run %llu: %.3f s%s\n", static_cast<unsigned long long>(i + 1),
-                    static_cast<double>(results.back().completion_ns) / 1e9,
-                    results.back().interrupted ? " (interrupted)" : "");
+        std::fprintf(text_stream(json_out.to_stdout()), "run %llu: %.3f s%s\n",
+                     static_cast<unsigned long long>(i + 1),
+                     static_cast<double>(results.back().completion_ns) / 1e9,
+                     results.back().interrupted ? " (interrupted)" : "");
     }
   } catch (const real::Unsupported &e) {
-    std::printf("%s\n", e.what());
+    print_unsupported(e.what());
     rc = kExitUnsupported;
   } catch (const std::exception &e) {
     std::fprintf(stderr, "schedlab measure: %s\n", e.what());
-    rc = 1;
+    rc = kExitError;
   }
   sigaction(SIGINT, &old_sa, nullptr);
-  if (results.empty()) return rc ? rc : kExitInterrupted;
+  if (results.empty()) {
+    json_out.discard();
+    return rc ? rc : kExitInterrupted;
+  }
 
-  std::fputs(real::measure_summary(results.back(), host).c_str(), stdout);
+  std::FILE *text = text_stream(json_out.to_stdout());
+  std::fputs(real::measure_summary(results.back(), host).c_str(), text);
+  for (const auto &w : results.back().warnings)
+    std::fprintf(stderr, "schedlab measure: warning: %s\n", w.c_str());
   if (results.size() > 1) {
     double sum = 0;
     for (const auto &r : results) sum += static_cast<double>(r.completion_ns) / 1e9;
-    std::printf("mean completion time over %zu runs: %.3f s\n", results.size(),
-                sum / static_cast<double>(results.size()));
+    std::fprintf(text, "mean completion time over %zu runs: %.3f s\n", results.size(),
+                 sum / static_cast<double>(results.size()));
   }
-  if (!json.empty()) {
-    std::ofstream out(json);
-    if (!out) {
-      std::fprintf(stderr, "schedlab measure: --json %s: cannot open for writing\n", json.c_str());
-      return kExitBadInput;
-    }
-    out << real::measure_to_json(results, host).dump(2) << "\n";
-    if (!out.good()) {
-      std::fprintf(stderr, "schedlab measure: --json %s: write failed\n", json.c_str());
-      return 1;
-    }
-  }
+  if (int wrc = json_out.write(real::measure_to_json(results, host).dump(2) + "\n")) return wrc;
   if (rc) return rc;
   return results.back().interrupted ? kExitInterrupted : 0;
 }
@@ -129,10 +135,13 @@ Command add_measure_command(CLI::App &app) {
   auto a = std::make_shared<Args>();
   CLI::App *cmd = app.add_subcommand(
       "measure", "Run a scenario's workload for real on this host and report the kernel's view");
-  cmd->add_option("scenario", a->file, "Scenario file (TOML)")->required();
-  cmd->add_option("--config", a->config, "Configuration to run (default: the first)");
-  cmd->add_option("--runs", a->runs, "Repeat the run this many times (default 1)");
-  cmd->add_option("--json", a->json, "Write the result as JSON (the schema of run --json)");
+  cmd->add_option("scenario", a->file, "Scenario file (TOML)")->required()->type_name("FILE");
+  cmd->add_option("--config", a->config, "Configuration to run (default: the first)")
+      ->type_name("NAME");
+  cmd->add_option("--runs", a->runs, "Repeat the run this many times (default 1)")->type_name("N");
+  cmd->add_option("--json", a->json,
+                  "Write the result as JSON (the schema of run --json) to FILE, or - for stdout")
+      ->type_name("FILE");
   cmd->allow_extras(false);
   return {cmd, [a] { return cmd_measure(a->file, a->config, a->runs, a->json, a->root); }};
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab replay: an ftrace text trace, replayed as a workload on any machine and features.
 #include <fmt/format.h>
 
@@ -7,6 +8,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "experiment/result_json.h"
 #include "experiment/simulation.h"
 #include "experiment/summary.h"
@@ -89,18 +91,22 @@ int cmd_replay(const ReplayArgs &a) {
     std::fprintf(stderr, "schedlab replay: %s\n", e.what());
     return kExitBadInput;
   }
+  Output out;  // opened before the run, so that a bad path fails at once
+  if (!out.open("replay", "--json", a.json)) return kExitError;
   experiment::RunResult r;
   try {
     experiment::Simulation sim(s, choice.name, choice.kernel, seed.value_or(s.seed));
     r = sim.run();
   } catch (const std::invalid_argument &e) {
+    out.discard();
     std::fprintf(stderr, "schedlab replay: %s\n", e.what());
     return kExitBadInput;
   }
-  std::fputs(experiment::run_summary(r, s).c_str(), stdout);
+  std::FILE *text = text_stream(a.json == "-");
+  std::fputs(experiment::run_summary(r, s).c_str(), text);
   Time trace_total = 0, replay_total = 0;
-  std::fputs(replay_table(*spec, r, &trace_total, &replay_total).c_str(), stdout);
-  if (!a.json.empty()) {
+  std::fputs(replay_table(*spec, r, &trace_total, &replay_total).c_str(), text);
+  if (out.wanted()) {
     nlohmann::ordered_json j = experiment::run_to_json(r, s);
     nlohmann::ordered_json rep;
     rep["source"] = spec->source;
@@ -122,12 +128,7 @@ int cmd_replay(const ReplayArgs &a) {
     }
     rep["tasks"] = std::move(tasks);
     j["replay"] = std::move(rep);
-    std::ofstream out(a.json);
-    out << j.dump(2) << "\n";
-    if (!out.good()) {
-      std::fprintf(stderr, "schedlab replay: --json %s: cannot write\n", a.json.c_str());
-      return kExitBadInput;
-    }
+    return out.write(j.dump(2) + "\n");
   }
   return 0;
 }
@@ -140,23 +141,31 @@ Command add_replay_command(CLI::App &app) {
       "replay",
       "Replay an ftrace text trace (kernel trace file or trace-cmd report) as a workload");
   c->add_option("trace", a->trace, "ftrace text trace: sched_switch, sched_waking, fork, exit")
-      ->required();
+      ->required()
+      ->type_name("FILE");
   c->add_option("--scenario", a->base,
                 "Take the machine, costs, kernel and configurations from this scenario "
-                "(default: the trace's CPU count, no SMT)");
-  c->add_option("--config", a->config, "Configuration to run (default: the first)");
-  c->add_option("--seed", a->seed, "Random seed (default: the scenario's)");
-  c->add_option("--json", a->json, "Write the run and the per-task comparison as JSON here");
+                "(default: the trace's CPU count, no SMT)")
+      ->type_name("FILE");
+  c->add_option("--config", a->config, "Configuration to run (default: the first)")
+      ->type_name("NAME");
+  c->add_option("--seed", a->seed, "Random seed (default: the scenario's)")->type_name("N");
+  c->add_option("--json", a->json,
+                "Write the run and the per-task comparison as JSON to FILE (- for stdout)")
+      ->type_name("FILE");
   c->add_option("--cookie", a->cookies,
                 "Tasks sharing one core-scheduling cookie: comm,comm,... (repeatable)")
       ->take_all()
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->type_name("COMM,...");
   c->add_option("--feature", a->features, "Override a scheduler feature: NAME=true|false")
       ->take_all()
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->type_name("NAME=BOOL");
   c->add_option("--tunable", a->tunables, "Override a tunable: NAME=INTEGER")
       ->take_all()
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->type_name("NAME=N");
   c->allow_extras(false);
   return {c, [a] { return cmd_replay(*a); }};
 }

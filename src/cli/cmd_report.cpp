@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab report: a self-contained HTML page of a result JSON, with charts and a timeline.
 #include <fmt/format.h>
 
@@ -6,6 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "report/html_report.h"
 #include "report/resimulate.h"
 #include "report/timeline_svg.h"
@@ -117,7 +119,8 @@ std::string replayed_report(const report::ResultFile &r, const std::string &inpu
   return report::html_report(r.json, x);
 }
 
-int cmd_report(const std::string &input, const std::string &out_path) {
+int cmd_report(const std::string &input, const std::string &out_path, const std::string &max_work) {
+  if (int rc = apply_max_work("report", max_work)) return rc;
   auto bad = [](const std::string &msg) {
     std::fprintf(stderr, "schedlab report: %s\n", msg.c_str());
     return kExitBadInput;
@@ -129,11 +132,10 @@ int cmd_report(const std::string &input, const std::string &out_path) {
   } catch (const report::InputError &e) {
     return bad(e.what());
   }
-  std::ofstream out(out_path, std::ios::binary);
-  if (!out) return bad("-o " + out_path + ": cannot open for writing");
+  Output out;
+  if (!out.open("report", "-o", out_path)) return kExitError;
   auto fail = [&](const std::string &msg) {
-    out.close();
-    std::remove(out_path.c_str());
+    out.discard();
     return bad(msg);
   };
   std::string html;
@@ -145,27 +147,28 @@ int cmd_report(const std::string &input, const std::string &out_path) {
   } catch (const nlohmann::json::exception &) {
     return fail(input + ": malformed result (a field the report needs is missing or mistyped)");
   }
-  out << html;
-  out.close();
-  if (!out) return bad("-o " + out_path + ": write failed");
-  return 0;
+  return out.write(html);
 }
 
 }  // namespace
 
 Command add_report_command(CLI::App &app) {
   struct Args {
-    std::string input, out;
+    std::string input, out, max_work;
   };
   auto a = std::make_shared<Args>();
   CLI::App *cmd = app.add_subcommand(
       "report", "Write a self-contained HTML report (table, charts, timeline) of a result JSON");
   cmd->add_option("result", a->input,
                   "Result JSON of 'experiment --json' (or 'run --json', 'sweep --json')")
-      ->required();
-  cmd->add_option("-o,--output", a->out, "HTML file to write")->required();
+      ->required()
+      ->type_name("FILE");
+  cmd->add_option("-o,--output", a->out, "HTML file to write (- for stdout)")
+      ->required()
+      ->type_name("FILE");
+  add_max_work_option(cmd, a->max_work);
   cmd->allow_extras(false);
-  return {cmd, [a] { return cmd_report(a->input, a->out); }};
+  return {cmd, [a] { return cmd_report(a->input, a->out, a->max_work); }};
 }
 
 }  // namespace schedlab::cli

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab run: one run of a scenario, its summary, JSON and traces.
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <tuple>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "experiment/result_json.h"
 #include "experiment/simulation.h"
 #include "experiment/summary.h"
@@ -58,9 +59,12 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
     return kExitBadInput;
   }
   // --trace (ftrace text) and --trace-json (Chrome trace events), both streamed, for the
-  // window [--trace-from, --trace-to) and the CPUs of --trace-cpus.
-  using File = std::unique_ptr<std::FILE, int (*)(std::FILE *)>;
-  File trace_file(nullptr, &std::fclose), json_trace_file(nullptr, &std::fclose);
+  // window [--trace-from, --trace-to) and the CPUs of --trace-cpus. Every output is opened
+  // before the run, so that a bad path fails at once.
+  if (!at_most_one_stdout(
+          "run", {{"--json", json}, {"--trace", trace.file}, {"--trace-json", trace.json}}))
+    return kExitBadInput;
+  Output json_out, trace_out, json_trace_out;
   std::unique_ptr<observe::FtraceWriter> writer;
   std::unique_ptr<observe::ChromeTraceWriter> json_writer;
   if (trace.file.empty() && trace.json.empty()) {
@@ -106,22 +110,17 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
         }
       cpus = *list;
     }
-    auto open = [](const std::string &name, const char *flag, File &f) {
-      f.reset(std::fopen(name.c_str(), "w"));
-      if (!f)
-        std::fprintf(stderr, "schedlab run: %s %s: cannot open for writing\n", flag, name.c_str());
-      return static_cast<bool>(f);
-    };
-    if (!trace.file.empty()) {
-      if (!open(trace.file, "--trace", trace_file)) return kExitBadInput;
-      writer = std::make_unique<observe::FtraceWriter>(sim->kernel(), trace_file.get(), from, to,
+    if (!trace_out.open("run", "--trace", trace.file) ||
+        !json_trace_out.open("run", "--trace-json", trace.json))
+      return kExitError;
+    if (trace_out.wanted()) {
+      writer = std::make_unique<observe::FtraceWriter>(sim->kernel(), trace_out.file(), from, to,
                                                        cpus, trace.pelt);
       sim->add_tracer(writer.get());
     }
-    if (!trace.json.empty()) {
-      if (!open(trace.json, "--trace-json", json_trace_file)) return kExitBadInput;
+    if (json_trace_out.wanted()) {
       json_writer = std::make_unique<observe::ChromeTraceWriter>(
-          sim->kernel(), json_trace_file.get(), from, to, cpus, trace.pelt);
+          sim->kernel(), json_trace_out.file(), from, to, cpus, trace.pelt);
       sim->add_tracer(json_writer.get());
     }
   }
@@ -134,22 +133,15 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
     if (!threshold) return kExitBadInput;
     sim->enable_check(*threshold);
   }
+  if (!json_out.open("run", "--json", json)) return kExitError;
   const experiment::RunResult r = sim->run();
   if (writer) writer->finish();
   if (json_writer) json_writer->finish(r.metrics.end_ns);
-  std::fputs(experiment::run_summary(r, s).c_str(), stdout);
-  if (!json.empty()) {
-    std::ofstream out(json);
-    if (!out) {
-      std::fprintf(stderr, "schedlab run: --json %s: cannot open for writing\n", json.c_str());
-      return kExitBadInput;
-    }
-    out << experiment::run_to_json(r, s).dump(2) << "\n";
-    if (!out.good()) {
-      std::fprintf(stderr, "schedlab run: --json %s: write failed\n", json.c_str());
-      return 1;
-    }
-  }
+  if (int rc = trace_out.close()) return rc;
+  if (int rc = json_trace_out.close()) return rc;
+  const bool data_on_stdout = json == "-" || trace.file == "-" || trace.json == "-";
+  std::fputs(experiment::run_summary(r, s).c_str(), text_stream(data_on_stdout));
+  if (int rc = json_out.write(experiment::run_to_json(r, s).dump(2) + "\n")) return rc;
   if (r.check && r.check->violations) {
     for (const auto &v : r.check->first)
       std::fprintf(stderr, "schedlab run: invariant violated at %s\n",
@@ -166,40 +158,56 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
 
 Command add_run_command(CLI::App &app) {
   struct Args {
-    std::string file, config, json, seed;
+    std::string file, config, json, seed, max_work;
     std::vector<std::string> features, tunables;
     TraceOptions trace;
     CheckOptions check;
   };
   auto a = std::make_shared<Args>();
   CLI::App *run = app.add_subcommand("run", "Simulate one run of a scenario and print a summary");
-  run->add_option("scenario", a->file, "Scenario file (TOML)")->required();
-  run->add_option("--config", a->config, "Configuration to run (default: the first)");
-  run->add_option("--seed", a->seed, "Random seed, 0..2^64-1 (default: the scenario's)");
-  run->add_option("--json", a->json, "Write the full result as JSON to this file");
+  run->add_option("scenario", a->file, "Scenario file (TOML or rt-app JSON)")
+      ->required()
+      ->type_name("FILE");
+  run->add_option("--config", a->config, "Configuration to run (default: the first)")
+      ->type_name("NAME");
+  run->add_option("--seed", a->seed, "Random seed, 0..2^64-1 (default: the scenario's)")
+      ->type_name("N");
+  run->add_option("--json", a->json, "Write the full result as JSON to FILE (- for stdout)")
+      ->type_name("FILE");
   run->add_option("--trace", a->trace.file,
-                  "Write an ftrace text trace (the nop tracer's format) here");
+                  "Write an ftrace text trace (the nop tracer's format) to FILE (- for stdout)")
+      ->type_name("FILE");
   run->add_option("--trace-json", a->trace.json,
-                  "Write a Chrome trace-event JSON (CPU tracks, task and forced-idle slices) here");
+                  "Write a Chrome trace-event JSON (CPU tracks, task and forced-idle slices) to "
+                  "FILE (- for stdout)")
+      ->type_name("FILE");
   // --from/--to/--cpus: the names timeline uses for the same window.
-  run->add_option("--trace-from,--from", a->trace.from,
-                  "Trace from this simulated time (e.g. 10s)");
-  run->add_option("--trace-to,--to", a->trace.to, "Trace until this simulated time (e.g. 10.5s)");
+  run->add_option("--trace-from,--from", a->trace.from, "Trace from this simulated time (e.g. 10s)")
+      ->type_name("DURATION");
+  run->add_option("--trace-to,--to", a->trace.to, "Trace until this simulated time (e.g. 10.5s)")
+      ->type_name("DURATION");
   run->add_option("--trace-cpus,--cpus", a->trace.cpus,
-                  "Trace only these CPUs (cpulist, e.g. 0-3,8)");
+                  "Trace only these CPUs (cpulist, e.g. 0-3,8)")
+      ->type_name("LIST");
   run->add_flag("--trace-pelt", a->trace.pelt,
                 "Add the load-tracking tracepoints: PELT and util_est events to --trace (LISA's "
                 "lisa__sched_pelt_*/lisa__sched_util_est_* format), util counters per CPU to "
                 "--trace-json");
   run->add_flag("--check", a->check.on,
-                "Check the model's invariants (exit 3 on a violation) and measure wasted cores");
+                "Check the model's invariants (exit 4 on a violation) and measure wasted cores");
   run->add_option("--wasted-threshold", a->check.wasted_threshold,
-                  "With --check: a task waiting longer than this wastes an idle CPU (default 1ms)");
+                  "With --check: a task waiting longer than this wastes an idle CPU (default 1ms)")
+      ->type_name("DURATION");
   run->add_option("--feature", a->features, "Override a scheduler feature: NAME=true|false")
-      ->take_all();
-  run->add_option("--tunable", a->tunables, "Override a tunable: NAME=INTEGER")->take_all();
+      ->take_all()
+      ->type_name("NAME=BOOL");
+  run->add_option("--tunable", a->tunables, "Override a tunable: NAME=INTEGER")
+      ->take_all()
+      ->type_name("NAME=N");
+  add_max_work_option(run, a->max_work);
   run->allow_extras(false);
   return {run, [a] {
+            if (int rc = apply_max_work("run", a->max_work)) return rc;
             std::optional<u64> seed;
             if (!a->seed.empty()) {
               seed = parse_u64(a->seed);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab timeline: an SVG picture of a window of one run's schedule.
 #include <fmt/format.h>
 
@@ -6,6 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "observe/timeline_recorder.h"
 #include "report/resimulate.h"
 #include "report/timeline_svg.h"
@@ -17,7 +19,7 @@ namespace {
 constexpr Time kDefaultWindow = 50 * NSEC_PER_MSEC;
 
 struct TimelineArgs {
-  std::string input, config, seed, from, to, cpus, out;
+  std::string input, config, seed, from, to, cpus, out, max_work;
   bool util = false;
 };
 
@@ -52,6 +54,13 @@ int cmd_timeline(const TimelineArgs &a) {
     if (!list) return bad("--cpus " + a.cpus + ": " + why);
     cpus = *list;
   }
+  if (int rc = apply_max_work("timeline", a.max_work)) return rc;
+  Output out;  // opened before the replay, so that a bad path fails at once
+  if (!out.open("timeline", "-o", a.out)) return kExitError;
+  auto fail = [&](const std::string &msg) {
+    out.discard();
+    return bad(msg);
+  };
   observe::Timeline tl;
   report::Rerun replay;
   try {
@@ -71,10 +80,10 @@ int cmd_timeline(const TimelineArgs &a) {
     tl = report::rerun_timeline(replay, f, t, cpus, observe::TimelineRecorder::kDefaultLimit,
                                 a.util);
   } catch (const report::InputError &e) {
-    return bad(e.what());
+    return fail(e.what());
   }
   if (tl.overflow)
-    return bad(
+    return fail(
         fmt::format("the window [{}, {}) holds more than {} slices, wakeups and util samples; "
                     "choose a "
                     "shorter one with --from/--to, or fewer CPUs with --cpus",
@@ -84,12 +93,7 @@ int cmd_timeline(const TimelineArgs &a) {
   o.title =
       fmt::format("{}: {}, seed {}, {:.3f}–{:.3f} ms", replay.scenario.name, replay.config.name,
                   replay.seed, static_cast<double>(f) / 1e6, static_cast<double>(t) / 1e6);
-  std::ofstream out(a.out, std::ios::binary);
-  if (!out) return bad("-o " + a.out + ": cannot open for writing");
-  out << report::timeline_svg(tl, o);
-  out.close();
-  if (!out) return bad("-o " + a.out + ": write failed");
-  return 0;
+  return out.write(report::timeline_svg(tl, o));
 }
 
 }  // namespace
@@ -100,16 +104,24 @@ Command add_timeline_command(CLI::App &app) {
       "timeline", "Draw a window of a run's schedule as SVG (CPU lanes, cookies, forced idle)");
   cmd->add_option("input", a->input,
                   "Scenario (.toml) or result JSON of 'run --json' / 'experiment --json'")
-      ->required();
+      ->required()
+      ->type_name("FILE");
   cmd->add_option("--config", a->config,
-                  "Configuration (default: the JSON's, or the scenario's first)");
-  cmd->add_option("--seed", a->seed, "Seed (default: the JSON's first, or the scenario's)");
-  cmd->add_option("--from", a->from, "Window start, simulated time (e.g. 1s; default 0)");
-  cmd->add_option("--to", a->to, "Window end (e.g. 1.02s; default --from + 50ms)");
-  cmd->add_option("--cpus", a->cpus, "Only these CPUs (cpulist, e.g. 0-3,8)");
+                  "Configuration (default: the JSON's, or the scenario's first)")
+      ->type_name("NAME");
+  cmd->add_option("--seed", a->seed, "Seed (default: the JSON's first, or the scenario's)")
+      ->type_name("N");
+  cmd->add_option("--from", a->from, "Window start, simulated time (e.g. 1s; default 0)")
+      ->type_name("DURATION");
+  cmd->add_option("--to", a->to, "Window end (e.g. 1.02s; default --from + 50ms)")
+      ->type_name("DURATION");
+  cmd->add_option("--cpus", a->cpus, "Only these CPUs (cpulist, e.g. 0-3,8)")->type_name("LIST");
   cmd->add_flag("--util", a->util,
                 "Draw each CPU's util_avg and util_est (PELT, 0-1024) over its lane");
-  cmd->add_option("-o,--output", a->out, "SVG file to write")->required();
+  cmd->add_option("-o,--output", a->out, "SVG file to write (- for stdout)")
+      ->required()
+      ->type_name("FILE");
+  add_max_work_option(cmd, a->max_work);
   cmd->allow_extras(false);
   return {cmd, [a] { return cmd_timeline(*a); }};
 }

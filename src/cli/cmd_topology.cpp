@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab topology --host: the host's CPU topology as a scenario's [machine] section.
 #include <cstdio>
 
@@ -16,7 +17,8 @@ Command add_topology_command(CLI::App &app) {
       "topology", "Print the [machine] section that describes this host (from sysfs)");
   cmd->add_flag("--host", a->host, "Describe the host this runs on (the only source so far)");
   cmd->add_option("--sysfs-root", a->root,
-                  "Read DIR/cpu and DIR/node instead of /sys/devices/system");
+                  "Read DIR/cpu and DIR/node instead of /sys/devices/system")
+      ->type_name("DIR");
   cmd->allow_extras(false);
   return {cmd, [a] {
             if (!a->host) {

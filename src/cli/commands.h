@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // What the command files share: exit codes, number parsing, and how a command registers.
 #include <CLI/CLI.hpp>
@@ -9,12 +10,18 @@
 
 namespace schedlab::cli {
 
-// Exit codes: 0 ok, 1 internal error, 2 bad input (scenario, flags), 3 an invariant of the
-// model was violated (--check).
-constexpr int kExitBadInput = 2;
-constexpr int kExitInvariant = 3;
-// 3 also: the host cannot run what was asked (measure: no core scheduling, a benchmark model).
-constexpr int kExitUnsupported = 3;
+// Exit codes, the same for every command (docs/cli.md, "Exit status"; `schedlab help`).
+constexpr int kExitError = 1;          // a runtime or I/O error, printed with the OS's reason
+constexpr int kExitBadInput = 2;       // bad input or usage: one line names file, line and field
+constexpr int kExitUnsupported = 3;    // this host cannot do what was asked (measure, topology)
+constexpr int kExitInvariant = 4;      // an invariant of the model was violated (--check)
+constexpr int kExitInterrupted = 130;  // measure: stopped by SIGINT (128 + 2, as a shell says)
+
+// --max-work N (run, experiment, sweep, timeline, report): sets the limit of
+// scenario/limits.h; 0 after setting it or when not given, else the exit status.
+int apply_max_work(const char *cmd, const std::string &text);
+// Adds --max-work to a command.
+void add_max_work_option(CLI::App *c, std::string &text);
 
 // A decimal integer 0..2^64-1, nothing else (no sign, no spaces, no suffix).
 std::optional<u64> parse_u64(const std::string &s);

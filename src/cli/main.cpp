@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // schedlab: the command line. Thin: parse, call, print. Each command lives in cmd_*.cpp.
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -42,8 +43,17 @@ int cmd_help(const std::string &topic, CLI::App &app) {
   }
   std::cout << app.help();
   std::printf(
+      "\nOutputs: every --json, --csv, --trace, --trace-json and -o takes - for stdout; the\n"
+      "summary or table then goes to stderr. Outputs are opened before any run.\n"
+      "\nExit status (every command):\n"
+      "  0    success\n"
+      "  1    runtime or I/O error (an output that cannot be written), with the OS's reason\n"
+      "  2    bad input or usage: one line names the file, line and field, or the flag\n"
+      "  3    unsupported on this host (measure, topology --host)\n"
+      "  4    an invariant of the model was violated (--check)\n"
+      "  130  measure was interrupted (Ctrl-C) and printed its partial result\n"
       "\nHelp topics: schedlab help features | schedlab help tunables\n"
-      "Scenario format: docs/scenario-format.md\n");
+      "Scenario format: docs/scenario-format.md; every command: docs/cli.md\n");
   return 0;
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // `--mpi` for experiment and sweep: under mpirun, rank r runs the work items k with
 // k % ranks == r (ExperimentOptions::shard/shards) on its own --jobs threads, and rank 0

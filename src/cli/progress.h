@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Progress of a long command on stderr: shown only when stderr is a terminal and the work has
 // run for more than two seconds, redrawn in place at most five times a second, and erased at

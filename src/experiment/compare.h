@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Metric-by-metric differences between two results of `schedlab run --json` (or of `schedlab
 // measure --json`, the same schema plus "measured": true), or between two experiment results.

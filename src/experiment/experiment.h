@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // An experiment: every chosen configuration of a scenario on the same seeds (common random
 // numbers: a task's random stream depends only on (seed, task index), so every configuration

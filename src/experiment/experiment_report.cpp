@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "experiment/experiment_report.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // An experiment's statistics and its three renderings: the terminal table (in the style of the
 // "core cookie check in wake up fast path" mail), JSON and CSV. Everything here is a function of

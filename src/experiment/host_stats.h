@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Facts about the host process, for the "host" part of results (never the deterministic part).
 #include "sim/time.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The result of a run as JSON. Keys carry their unit (_ns, _s, _pct). Everything but the
 // top-level "host" object is a function of (scenario, configuration, seed, version) only.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "experiment/run_codec.h"
 
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // ExperimentRun to bytes and back, for gathering the runs of an MPI job on rank 0. Integers are
 // little-endian u64, doubles their IEEE bits (NaN survives), strings length-prefixed: what rank

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // One run: a machine, a kernel and a workload on one event queue, for one configuration and
 // one seed. The simulation also plays the hardware: it knows how fast each CPU's current

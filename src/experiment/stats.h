@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Small-sample statistics for experiments: mean, sample standard deviation, median, Student's t
 // confidence intervals, paired differences and a deterministic paired bootstrap for the "patch

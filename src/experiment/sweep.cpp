@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "experiment/sweep.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A sweep: the grid of scenario key values (any key of the file, scenario/overrides.h) ×
 // configurations × seeds. Every grid point is an experiment on the same seeds, so points are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Invariant checkers: observers that verify what the kernel model guarantees.
 #include <functional>

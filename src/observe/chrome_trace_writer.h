@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Writes the run as Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev): one track per
 // CPU, a slice per running task and per forced-idle interval, a counter of forced-idle CPUs,

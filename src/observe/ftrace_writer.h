@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Writes the model's tracepoints as /sys/kernel/tracing/trace text (the nop tracer's format),
 // streaming to a file so memory does not grow with the trace. Perfetto's ftrace text importer

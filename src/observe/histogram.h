@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A log-linear histogram of non-negative integers (HDR-style): exact below 256, then 128
 // buckets per power of two, so any percentile is within 0.8 % of the true sample while memory

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The invariant checker (`--check`, and every full-scenario run in the unit tests): an observer
 // that verifies what the kernel model must guarantee, and measures the "wasted cores" metric.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "observe/metrics.h"
 
 namespace schedlab::observe {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The metrics observer: per task and per CPU time accounting, wakeup latency, completion.
 // Attached to the kernel's tracepoints; it never changes the model.

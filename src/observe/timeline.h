@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A window of a run's schedule as plain data: who ran where and when, forced-idle intervals
 // and wakeups, per CPU. Built by TimelineRecorder, drawn by report/timeline_svg.h; it holds no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Records the schedule inside a time window for `schedlab timeline` and the report's excerpt:
 // task and forced-idle slices per CPU, clipped to the window, and wakeups on their target CPU.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // CPU work for real: a loop whose cost per iteration is measured at start, the way rt-app
 // calibrates its `run` events (ns per loop on this CPU), so "run 10ms" means the work a CPU of

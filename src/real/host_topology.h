@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The host's CPU topology, read from sysfs (/sys/devices/system/cpu and .../node), turned into
 // the scenario's machine description. The sysfs root is a parameter so tests can point it at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // schedlab measure: a scenario's workload run for real on this host, one thread per task,
 // with the task's nice, policy, affinity and core-scheduling cookies, and the kernel's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "real/measure_report.h"
 
 #include <fmt/format.h>
@@ -153,8 +154,7 @@ std::string measure_summary(const MeasureResult &r, const HostInfo &host) {
                          ms(t.runtime_ns), ms(t.wait_ns), ms(t.sleep_ns), t.nr_migrations,
                          t.nr_switches);
   }
-  for (const auto &w : r.warnings) out += "warning: " + w + "\n";
-  return out;
+  return out;  // the command prints r.warnings on stderr
 }
 
 }  // namespace schedlab::real

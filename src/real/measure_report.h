@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A measured run as JSON (the schema of `schedlab run --json` where the fields exist, plus
 // "measured": true and the host) and as a terminal summary.

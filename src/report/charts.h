@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Small SVG charts for the HTML report: axes with "nice" ticks, labels and units, one colour
 // per configuration. Each function returns a standalone <svg> element.

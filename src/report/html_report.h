@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // `schedlab report`: one self-contained HTML page (inline CSS and SVG, nothing fetched) from a
 // result JSON. The numbers come from the JSON; what needs a replay (latency distributions, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Pictures are drawn from a re-simulation: a run is a function of (scenario, configuration,
 // seed), so a result JSON that names its scenario file can be re-run exactly (not to be

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A tiny SVG writer: elements with escaped attributes and text, numbers at fixed precision so
 // the same picture is the same bytes. Shared by the timeline and the report's charts.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "report/timeline_svg.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Draws a Timeline as SVG: one lane per CPU grouped by core, task slices coloured by core
 // cookie, forced idle hatched, wakeups as ticks, a time axis and a legend. docs/report.md

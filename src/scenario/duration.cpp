@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The small string languages inside scenario values: durations, distributions, cpulists.
 // Everything is parsed by hand into integers so that "1.5us" is exactly 1500 ns, with no
 // floating-point rounding that could differ between machines.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Reads ftrace text traces: the kernel's trace file (nop tracer, 4 or 5 latency-flag columns)
 // and `trace-cmd report` output (with or without the flag column, micro- or nanosecond

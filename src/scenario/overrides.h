@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Scenario keys set from the command line (`schedlab sweep --param PATH=V1,V2,...`): PATH is the
 // key's dotted path in the scenario file, so every key of the format can be swept:

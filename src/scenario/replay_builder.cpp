@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // From a parsed trace to each task's replay sequence, and the scenario that replays it.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Reads rt-app's JSON workload description (github.com/scheduler-tools/rt-app, doc/tutorial.txt)
 // into the Scenario the TOML reader produces. rt-app's own files are "json-like", as its
 // workgen script accepts them: comments, trailing commas, repeated keys ("run" twice in one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A scenario, parsed and validated: plain structs with every unit resolved to integers.
 // The file format is documented in docs/scenario-format.md.

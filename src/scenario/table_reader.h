@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The TOML reader's checks, run on a table built in memory: the rt-app reader translates its
 // JSON into the table a TOML scenario would have, so both formats share every validation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Reads a scenario file. toml++ does the TOML; everything after that is checked here, key by
 // key, so that each mistake comes back as one line naming the file position, the dotted field
 // and what is wrong, which is what an editor or a CI log can point at.
@@ -5,6 +6,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -27,12 +29,50 @@
 #include "machine/cpumask.h"
 #include "machine/topology.h"
 #include "real/host_topology.h"
+#include "scenario/limits.h"
 #include "scenario/scenario.h"
 #include "scenario/table_reader.h"
 
 namespace schedlab::scenario {
 
 namespace {
+
+std::atomic<std::uint64_t> g_max_work{kDefaultMaxWork};
+
+std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r = 0;
+  return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+// Phase executions of one pass over `phases`, inner loops multiplied out.
+std::uint64_t phase_work(const std::vector<workload::Phase> &phases) {
+  std::uint64_t n = 0;
+  for (const workload::Phase &p : phases)
+    n = sat_add(n, p.kind == workload::Phase::Kind::Loop
+                       ? sat_add(1, sat_mul(p.count, phase_work(p.body)))
+                       : 1);
+  return n;
+}
+
+// What one group asks for (see limits.h); 0 for tasks bounded by the duration only.
+std::uint64_t group_work(const TaskGroupSpec &g) {
+  using Kind = workload::Benchmark::Kind;
+  if (g.bench.kind == Kind::Hackbench) {
+    const workload::HackbenchSpec &h = g.bench.hackbench;
+    // every sender writes `loops` messages to each receiver of its group, and each is read
+    const auto per_loop = sat_mul(
+        2, sat_mul(static_cast<std::uint64_t>(h.groups),
+                   sat_mul(static_cast<std::uint64_t>(h.fds), static_cast<std::uint64_t>(h.fds))));
+    return sat_mul(per_loop, h.loops);
+  }
+  if (g.bench.kind != Kind::None || g.stress || g.loops == 0) return 0;
+  return sat_mul(static_cast<std::uint64_t>(g.count),
+                 sat_mul(g.loops, std::max<std::uint64_t>(1, phase_work(g.phases))));
+}
 
 using i64 = std::int64_t;
 constexpr i64 kI64Max = std::numeric_limits<i64>::max();
@@ -376,9 +416,24 @@ Scenario Reader::read(const toml::table &root) const {
   if (group_tables.empty())
     fail(at(*groups), "group", "must not be empty (a scenario needs at least one group)");
   std::map<std::string, size_t> group_index;
+  std::uint64_t work = 0;
   for (const toml::table *g : group_tables) {
     const std::string path = element("group", s.groups.size());
     TaskGroupSpec spec = read_group(*g, path, nr_cpus);
+    work = sat_add(work, group_work(spec));
+    if (work > max_work()) {
+      const toml::node *loops = g->get("loops");
+      if (const toml::node *h = g->get("hackbench");
+          h && h->is_table() && h->as_table()->get("loops"))
+        loops = h->as_table()->get("loops");
+      fail(at(loops ? *loops : static_cast<const toml::node &>(*g)),
+           join(path, spec.bench.kind == workload::Benchmark::Kind::Hackbench ? "hackbench.loops"
+                                                                              : "loops"),
+           fmt::format("the scenario asks for {} phase executions (tasks x loops x phases), "
+                       "more than the limit of {}; raise it with --max-work N",
+                       work == UINT64_MAX ? std::string("over 2^64") : std::to_string(work),
+                       max_work()));
+    }
     if (auto [it, fresh] = group_index.emplace(spec.name, s.groups.size()); !fresh)
       fail(at(*g->get("name")), join(path, "name"),
            fmt::format("duplicate group name '{}' (also group[{}] at line {})", spec.name,
@@ -1279,6 +1334,14 @@ Scenario parse_scenario(std::string_view text, const std::string &file_name) {
 
 Scenario read_scenario_table(const toml::table &root, const std::string &file_name) {
   return Reader(file_name).read(root);
+}
+
+std::uint64_t max_work() {
+  return g_max_work.load(std::memory_order_relaxed);
+}
+
+void set_max_work(std::uint64_t n) {
+  g_max_work.store(n, std::memory_order_relaxed);
 }
 
 Scenario load_scenario(const std::filesystem::path &file) {

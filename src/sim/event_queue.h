@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Deterministic event queue: events fire in (time, arming sequence) order.
 //

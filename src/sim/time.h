@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Simulated time: unsigned 64-bit nanoseconds since the start of a run, as the kernel's rq_clock.
 #include <cstdint>

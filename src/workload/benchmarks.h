@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Benchmark models: hackbench (perf bench sched messaging), schbench and a fork loop. A group
 // runs one model instead of phases. A model is a state machine per member task: the executor

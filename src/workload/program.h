@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // What a task wants, as a tree of phases, and the per-task cursor that walks it. Workloads
 // talk to the kernel only through the actions a cursor yields.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Trace replay (the idea of `perf sched replay`): every task of a recorded trace runs its own
 // sequence again: CPU time as it ran, sleeps it slept, and the wakeups it did to other tasks.

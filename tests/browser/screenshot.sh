@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # A person's view of the report: run the wakeup-fastpath experiment, write its HTML report and
 # take a headless Chromium screenshot of it (and of a timeline SVG). Installs Debian's chromium
 # when it is missing (needs root). Not part of CI; run it by hand and look at the PNGs.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Every malformed scenario makes `schedlab run` exit 2 with exactly its expected one-line error;
 # bad flags exit 2 too. Usage: bad_inputs.sh SCHEDLAB BAD_DIR
 set -u
@@ -112,7 +113,6 @@ check_one "--seed 99999999999999999999999: expected an integer from 0 to 2^64-1"
 check_one "--trace-cpus 0-999: cpu 8 does not exist" run "$good" --trace-cpus 0-999 --trace "$tmp/t.txt"
 check_one "--trace-from must be before --trace-to" run "$good" --trace "$tmp/t.txt" --trace-from 2s --trace-to 1s
 check_one "--wasted-threshold -1ms: bad duration '-1ms': must not be negative" run "$good" --check --wasted-threshold -1ms
-check_one "--json /nonexistent/dir/x.json: cannot open for writing" run "$good" --json /nonexistent/dir/x.json
 # experiment
 check_one "--runs 0: expected an integer from 1 to 100000" experiment "$good" --runs 0
 check_one "--runs 1000001: expected an integer from 1 to 100000" experiment "$good" --runs 1000001

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Two builds (e.g. Release and ASan+UBSan, or Debug) give byte-identical JSON outside "host" for
 # `run` and `experiment` (--jobs 1 and 2). Usage: build_determinism.sh SCHEDLAB_A SCHEDLAB_B SOURCE_DIR
 set -u

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # `--check`: every shipped scenario runs with the invariant checker and no violation (exit 0),
 # the summary and the JSON carry the wasted-cores metric, and bad --check flags exit 2.
 set -u

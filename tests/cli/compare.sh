@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # `schedlab compare`: a result against itself differs nowhere; "Cookie" against "No cookie" of
 # wakeup-fastpath has a later completion time (the cookie overhead the seed mail measured); two
 # experiments compare per configuration; bad inputs exit 2 with one line naming the file.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # `schedlab experiment`: identical JSON (outside "host") for --jobs 1 and 2; one CSV row per run;
 # bad --runs / --jobs / --config exit 2 with one line. Usage: experiment.sh SCHEDLAB SOURCE_DIR
 set -u

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Extreme scenarios (tests/scenarios/extreme/*.toml) run to the end within a time limit and a
 # memory bound (host.peak_rss_kb of run --json), or are refused with an error naming the limit.
 # Usage: extreme.sh SCHEDLAB SOURCE_DIR [GLOB]   (GLOB: which files, default all but big-*)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """A reference parser for ftrace text traces, written from the documentation of the format:
 Documentation/trace/ftrace.rst ("Output format" of the nop tracer: TASK-PID, CPU#, the latency
 flags irqs-off/need-resched/hardirq-softirq/preempt-depth, TIMESTAMP, FUNCTION) and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # `schedlab measure` runs the smoke scenario for real on this machine and reports it in run's
 # JSON schema; a cookie configuration is "unsupported here" (exit 3) without core scheduling;
 # Ctrl-C stops every thread and prints the partial result (exit 130); `topology --host` prints
@@ -8,13 +9,13 @@ bin=$1; src=$2; tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0; n=0
 check() { n=$((n+1)); if ! eval "$2"; then echo "FAIL: $1"; fail=$((fail+1)); fi; }
 
-"$bin" measure "$src/scenarios/smoke.toml" --json "$tmp/real.json" >"$tmp/out" 2>&1; rc=$?
+"$bin" measure "$src/scenarios/smoke.toml" --json "$tmp/real.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "measure smoke.toml exits 0 (got $rc)" '[ $rc -eq 0 ]'
 # smoke.toml's machine is one SMT2 core: on any other host measure says so and uses the host's.
 if "$bin" topology --host 2>/dev/null | grep -qx "cores_per_llc = 1" && "$bin" topology --host | grep -qx "threads_per_core = 2" && "$bin" topology --host | grep -qx "sockets = 1"; then
-  check "same machine: no differs line" '! grep -q "differs from this host" "$tmp/out"'
+  check "same machine: no differs line" '! grep -q "differs from this host" "$tmp/out" "$tmp/err"'
 else
-  check "the differing machine is named in one line" '[ "$(grep -c "^measure: the scenario.s machine (2 CPUs = 1 socket(s) x 1 LLC(s) x 1 cores x 2 thread(s)) differs from this host (.*); measuring on the host.s$" "$tmp/out")" -eq 1 ]'
+  check "the differing machine is named in one line, on stderr" '[ "$(grep -c "^schedlab measure: warning: the scenario.s machine (2 CPUs = 1 socket(s) x 1 LLC(s) x 1 cores x 2 thread(s)) differs from this host (.*); measuring on the host.s$" "$tmp/err")" -eq 1 ] && ! grep -q "differs" "$tmp/out"'
 fi
 check "summary names the completion time" 'grep -q "^completion time: [0-9.]* s (4 of 4 tasks exited)" "$tmp/out"'
 check "JSON has run's fields, measured and host" 'python3 - "$tmp/real.json" <<"PY"
@@ -41,7 +42,7 @@ if [ $rc -eq 0 ]; then
   check "Cookie runs where core scheduling works" 'grep -q "^completion time" "$tmp/cookie"'
 else
   check "Cookie is unsupported here: exit 3 (got $rc)" '[ $rc -eq 3 ]'
-  check "one clear line says why" 'grep -Eq "^measure: configuration \"Cookie\" skipped: it sets core-scheduling cookies, and this (kernel has no core scheduling|machine has no SMT)" "$tmp/cookie"'
+  check "one clear line says why" 'grep -Eq "^schedlab measure: configuration \"Cookie\" skipped: it sets core-scheduling cookies, and this (kernel has no core scheduling|machine has no SMT)" "$tmp/cookie"'
 fi
 "$bin" measure "$src/scenarios/smoke.toml" --config Nope >/dev/null 2>&1; rc=$?
 check "unknown --config exits 2 (got $rc)" '[ $rc -eq 2 ]'

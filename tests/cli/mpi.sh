@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # --mpi: 2 ranks on localhost give the same experiment and sweep results as one process (the
 # JSON byte-identical outside "host", the CSV and table identical); without MPI in the build,
 # --mpi is refused with a clear line.

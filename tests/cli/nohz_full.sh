@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # scenarios/nohz-full.toml: with nohz_full=1-7 the pinned lone tasks of CPUs 1-7 run without
 # ticks (one remote tick a second instead), CPU 0 keeps its ticks, and the schedule is the
 # same as with the periodic tick; the run JSON and summary say so.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The parallel runner: `experiment` and `sweep` give byte-identical JSON (outside "host") for
 # --jobs 1, 2 and 4 and across reruns. Under ThreadSanitizer (the tsan preset) this is also the
 # data-race test of the runner. Usage: parallel_determinism.sh SCHEDLAB SOURCE_DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # An experiment that runs longer than two seconds shows progress on stderr when stderr is a
 # terminal (script(1) gives it one), and nothing when stderr is a file or a pipe.
 set -u

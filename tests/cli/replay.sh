@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # schedlab replay: a real Linux 6.12 trace and a trace-cmd report replay with each task's CPU
 # time reproduced; bad traces are refused with file:line and exit 2; and, where this machine
 # lets us (root, tracefs), a trace captured live during the test replays too.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Results are a function of (scenario, seed, schedlab version): tests/data/results.sha256 keeps
 # the digests of a fixed set of runs under the version that made them. A change that moves any
 # of them without a new version fails here, so a speed-up that claims identical results is
-# checked, and a number in a doc can be traced to its model (README, determinism).
+# checked, and a number in a doc can be traced to its model (docs/cli.md, determinism).
 #
 #   results_digest.sh BIN SRC            check
 #   results_digest.sh BIN SRC --update   after a deliberate model change and a version bump

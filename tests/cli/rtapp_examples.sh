@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Every rt-app example Debian ships (/usr/share/doc/rt-app/examples, package rt-app) either runs
 # in `schedlab run` (exit 0) or is refused with exactly the reason in the table below (exit 2);
 # docs/rt-app.md lists the same outcomes. Then a file with schedlab's annotations

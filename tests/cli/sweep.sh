@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # schedlab sweep: the grid of scenario key values x configurations x seeds, in CSV, JSON and a
 # table; results identical for every --jobs; bad parameters refused with exit 2.
 set -u

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # `schedlab timeline` draws the same SVG from a scenario and from a result JSON of the same run
 # (the replay is exact), a well-formed SVG with a lane per CPU, a legend, the forced-idle hatch
 # and wakeup marks; `schedlab report` writes one self-contained, well-formed HTML page with the
@@ -168,8 +169,13 @@ bad "bad --cpus" "$bin" timeline "$sc" --cpus 3-1 -o "$tmp/x.svg"
 bad "--cpus beyond the machine" "$bin" timeline "$sc" --cpus 9 -o "$tmp/x.svg"
 bad "unknown --config" "$bin" timeline "$tmp/run.json" --config Nope -o "$tmp/x.svg"
 bad "window too busy" "$bin" timeline "$sc" --from 0 --to 20s -o "$tmp/x.svg"
-bad "output not writable" "$bin" timeline "$sc" -o "$tmp/no/such/dir.svg"
-bad "report output not writable" "$bin" report "$tmp/exp.json" -o "$tmp/no/such/dir.html"
+# An output that cannot be written is an I/O error: exit 1, one line with the OS's reason.
+for args in "timeline $sc -o $tmp/no/such/dir.svg" "report $tmp/exp.json -o $tmp/no/such/dir.html"; do
+  # shellcheck disable=SC2086
+  "$bin" $args >/dev/null 2>"$tmp/err"; rc=$?
+  check "${args%% *}: output not writable exits 1 ($rc)" '[ $rc -eq 1 ]'
+  check "${args%% *}: one line with the reason" '[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "cannot open for writing: No such file or directory" "$tmp/err"'
+done
 bad "sweep without points" "$bin" report "$tmp/sweep-empty.json" -o "$tmp/x.html"
 bad "sweep missing a mean" "$bin" report "$tmp/sweep-partial.json" -o "$tmp/x.html"
 echo "$((n-fail)) passed, $fail failed"

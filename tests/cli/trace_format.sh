@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # `schedlab run --trace` writes ftrace text that follows the rules Perfetto's importer relies
 # on: every event line is "comm-pid [cpu] flags seconds.micros: event: fields", with at most 4
 # flag characters, no spaces in comm, and sched_waking present. ftrace_reference_parser.py checks

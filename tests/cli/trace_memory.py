@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Trace writing streams: a traced 60 s hypervisor-noise run (ftrace text and Chrome JSON,
 about 130 MB together) peaks within 10 % of the memory of the same run without tracing.
 Peak memory is the run's own VmHWM, which `run --json` reports as host.peak_rss_kb (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The invariant checker is always on in the tests that simulate whole scenarios: checked_run()
 // attaches one to the simulation and fails the test on any violation (docs/checks.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A kernel on a hand-built machine, for tests that set up scheduler states by hand.
 #include <memory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Test-only hooks that break the kernel model behind its back, so that tests can show the
 // invariant checker catches each kind of broken state. Kernel declares KernelTestAccess a

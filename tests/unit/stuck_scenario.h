@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A scenario whose "waiter" can never finish (it suspends on a condition nobody resumes) while
 // a "worker" does: for the tests of runs that end with tasks asleep for good.

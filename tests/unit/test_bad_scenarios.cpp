@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Every file in tests/scenarios/bad has one defect and starts with the error it must produce:
 //   # expect: FILE:LINE:COL: error: FIELD: MESSAGE
 // with FILE standing for the path the file is loaded under. Adding a case is adding a file.

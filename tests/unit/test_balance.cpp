@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Load balancing in hand-built states (8 CPUs, 4 cores x 2 threads; CPU n and n + 4 are
 // siblings; the LLC is the root domain).
 #include <gtest/gtest.h>

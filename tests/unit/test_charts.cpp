@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The report's sweep chart: what it draws for the points a sweep has, and what it leaves out.
 #include <gtest/gtest.h>
 

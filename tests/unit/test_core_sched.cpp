@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Core scheduling: cookies set the way users set them (prctl PR_SCHED_CORE), the core-wide pick,
 // forced idle, cookie stealing, and the wakeup fast-path cookie patch with its variants.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // EEVDF in hand-built queues: who is picked, where a waking task is placed, when the tick
 // preempts.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Experiments: the statistics against hand-computed values, and the runner's determinism
 // (identical results for every thread count).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The host topology reader: fake sysfs trees (tests/data/sysfs-*) give the expected machine,
 // irregular hosts and malformed trees give clear errors, and `[machine] host = true` resolves
 // the machine at load time.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The invariant checker: a clean model reports nothing, and each invariant fires on a model
 // state broken on purpose (kernel_test_access.h), with exactly that kind of violation.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The load-tracking tracepoints (pelt_cfs_tp, pelt_se_tp, sched_util_est_cfs_tp,
 // sched_util_est_se_tp): when they fire, in what order, and that what they report is the
 // model's state at that instant.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // NO_HZ_FULL (nohz_full= CPUs) in hand-built states: 8 CPUs, 4 cores x 2 threads, HZ=1000;
 // CPUs 1-7 are nohz_full, CPU 0 does the housekeeping.
 #include <gtest/gtest.h>

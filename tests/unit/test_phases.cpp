@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // rt-app's events between tasks in whole runs: periodic timers, barriers, suspend/resume,
 // mutexes, condition variables and sched_yield(), each in a small hand-built situation on a
 // machine whose switches, IPIs and timer slack cost nothing, so the times are exact.

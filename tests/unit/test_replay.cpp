@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The ftrace text reader and trace replay: formats, errors with their line, the run / wake /
 // block sequences derived from a trace, and replays that reproduce each task's CPU time.
 #include <gtest/gtest.h>

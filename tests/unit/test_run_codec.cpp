@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The bytes MPI ranks send rank 0: every field of a run comes back exactly, NaN included, and
 // damaged bytes are refused rather than read as a run.
 #include <gtest/gtest.h>

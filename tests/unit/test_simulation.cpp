@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Whole runs: time conservation, determinism, and the flagship baseline.
 #include <gtest/gtest.h>
 

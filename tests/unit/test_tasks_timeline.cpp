@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cfs_rq->tasks_timeline against the obvious model: a list in queueing order, scanned.
 #include <gtest/gtest.h>
 

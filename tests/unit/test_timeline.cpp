@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // TimelineRecorder: hand-built tracepoints in, slices clipped to the window out.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Where and in what context ftrace lines are printed: tracepoints fire on the CPU whose code
 // runs them, and the flags column says hardirq or softirq, as a real trace does, so that a
 // simulated trace reads like one taken on the machine.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // util_est (UTIL_EST): a task's utilisation as sampled at its sleeps, and a run queue's sum of
 // its queued tasks' samples, which cpu_util_cfs() takes when it exceeds util_avg.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The vm benchmark group: a VM is one process of vCPU and VMM threads; the hwlat guest measures
 // how long its spinning vCPU is kept off the host CPU.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Wakeup and fork placement in hand-built states (8 CPUs, 4 cores x 2 threads; CPU n and n+4
 // are siblings). A sleeper's hrtimer fires on its previous CPU, which therefore is the waker.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Benchmark models: hackbench message accounting and blocking, schbench latencies and RPS,
 // forked children placed by the fork path.
 #include <gtest/gtest.h>
