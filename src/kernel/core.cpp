@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // kernel/sched/core.c: runqueues, __schedule(), try_to_wake_up(), the tick.
 #include <algorithm>
 #include <cassert>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // kernel/sched/core_sched.c: cookies (prctl PR_SCHED_CORE) and forced-idle accounting; plus
 // the cookie-match helpers that kernel/sched/sched.h defines.
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // kernel/sched/fair.c: the EEVDF fair class (entity placement, pick, preemption, tick).
 #include <algorithm>
 #include <cassert>

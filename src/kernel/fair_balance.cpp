@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // kernel/sched/fair.c: load balancing. Periodic balancing (sched_balance_domains ->
 // sched_balance_rq), newidle balancing (sched_balance_newidle), NOHZ idle balancing, and the
 // SIS_UTIL statistics the wakeup path reads.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // kernel/sched/fair.c: where a waking or new task goes. select_task_rq_fair(), wake_affine(),
 // the fast path select_idle_sibling() and the fork/exec slow path
 // sched_balance_find_dst_cpu().

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Scheduler feature switches, in the style of kernel/sched/features.h. Names and defaults are
 // the kernel's (6.12-6.18 era, see docs/model.md); patches under study are features too,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Sched group statistics and classification shared by load balancing (update_sg_lb_stats)
 // and the fork/exec slow path (update_sg_wakeup_stats), as in kernel/sched/fair.c.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // kernel/sched/idle.c: the idle class's put_prev/set_next hooks.
 #include "kernel/kernel.h"
 

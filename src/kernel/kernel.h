@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The scheduler model. One Kernel per simulated run. Member functions carry the kernel's
 // function names and live in the file that holds them in kernel/sched/: core.cpp (rq,

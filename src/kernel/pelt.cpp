@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // kernel/sched/pelt.c and the PELT parts of fair.c: per-entity load tracking.
 //
 // Time is cut into 1024 us periods; a contribution made n periods ago is weighted y^n, with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The PELT sums of kernel/sched/pelt.c (___update_load_sum()), exported for the tests; the
 // model calls the same code inlined, and the averages and their wiring into fair.c, in pelt.cpp.

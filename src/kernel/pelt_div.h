@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Division by the PELT divider (LOAD_AVG_MAX - 1024 + period_contrib) without a divide
 // instruction. The kernel divides; so does this, in effect: the quotient is the same integer.

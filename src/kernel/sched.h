@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The scheduler's state, named as in kernel/sched/sched.h and include/linux/sched.h so that a
 // kernel developer finds each field where they expect it. Only what the model uses is here.

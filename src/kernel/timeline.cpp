@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The augmented tree behind cfs_rq->tasks_timeline (timeline.h says why it is AVL).
 #include "kernel/timeline.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // cfs_rq->tasks_timeline: the queued entities (all but curr) ordered by virtual deadline, each
 // node augmented with the smallest vruntime and slice of its subtree, as fair.c builds it on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // kernel/sched/topology.c: sched domains built from the machine's topology.
 #include <algorithm>
 #include <deque>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Tracepoints the model emits, named after the kernel's trace events. Observers implement
 // TraceSink; they read but never change the model.

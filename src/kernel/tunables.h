@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // sysctl-style tunables with the kernel's defaults. Units are in the names.
 #include <array>

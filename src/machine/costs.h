@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // What the hardware charges for scheduling events. Units are in the names; defaults are
 // documented in docs/machine.md with the reasoning behind each.

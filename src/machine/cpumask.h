@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A set of CPU ids, as the kernel's struct cpumask: a bitmap sized for the machine.
 #include <bit>

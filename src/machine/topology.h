@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The machine as hardware: packages, last-level caches, optional clusters, cores and SMT
 // threads, NUMA nodes. No scheduling knowledge here: kernel/topology.cpp turns this into
