@@ -243,6 +243,25 @@ TEST(CorePick, TaskTickCoreEndsALongForcedIdle) {
   EXPECT_GE(u->core_forceidle_sum, 1400000u);  // t's forced idle was charged to the running u
 }
 
+// __sched_core_account_forceidle() charges forced idle to every sibling's pick that is not the
+// idle task, scaled by count / occupation when either is above one. An occupation of zero
+// ("forced idle without a running task") only warns in the kernel, and the time is charged
+// unscaled. Hand-set core state: two forced-idle siblings, occupation 0, 1 ms since the start.
+TEST(CoreAccounting, AnOccupationOfZeroChargesUnscaled) {
+  KernelFixture f;
+  task_struct *t = f.task("t");
+  f.k.test_run(t, 0);
+  struct rq *core = f.k.cpu_rq(0)->core;
+  f.k.set_clock(1000000);
+  core->core_forceidle_start = 1;
+  core->core_forceidle_count = 2;
+  core->core_forceidle_occupation = 0;
+  const u64 before = t->core_forceidle_sum;
+  f.k.sched_core_account_forceidle(f.k.cpu_rq(0));
+  EXPECT_EQ(t->core_forceidle_sum - before, 1000000u - 1);
+  EXPECT_EQ(core->core_forceidle_start, 1000000u);
+}
+
 TEST(CorePick, StealTakesTheCoresCookieFromAnotherCore) {
   KernelFixture f;
   task_struct *x1 = f.task("x1"), *x3 = f.task("x3"), *x2 = f.task("x2"), *y = f.task("y");
