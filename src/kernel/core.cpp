@@ -605,7 +605,9 @@ void Kernel::sched_core_enqueue(struct rq *rq, task_struct *p) {
   rq->core->core_task_seq++;
   if (!p->core_cookie || p->core_node_queued) return;
   // Ordered by cookie, then by priority at insertion: the tree is not re-sorted as vruntimes
-  // move, as in the kernel. Equal keys go after the existing ones.
+  // move, as in the kernel. Equal keys go after the existing ones. MODEL: a scan from the
+  // front, where the kernel descends an rbtree: once priorities have moved the two may place
+  // a task differently among its cookie's (docs/model.md item 22).
   const bool in_fi = rq->core->core_forceidle_count != 0;
   auto less = [&](task_struct *a, task_struct *b) {
     if (a->core_cookie != b->core_cookie) return a->core_cookie < b->core_cookie;

@@ -543,7 +543,8 @@ void Kernel::se_fi_update(sched_entity *se, unsigned int fi_seq, bool forceidle)
 }
 
 // Tasks on different CPUs are compared by vruntime relative to their own queue's snapshot:
-// a is less important if it has received more service (not the EEVDF deadline).
+// a is less important if it has received more service (not the EEVDF deadline). MODEL: the
+// hierarchy is flat, so the tasks' own entities are compared (docs/model.md item 13).
 bool Kernel::cfs_prio_less(task_struct *a, task_struct *b, bool in_fi) {
   sched_entity *sea = &a->se, *seb = &b->se;
   struct cfs_rq *cfs_rqa = cfs_rq_of(sea), *cfs_rqb = cfs_rq_of(seb);

@@ -423,6 +423,7 @@ static int detach_tasks(Kernel &k, lb_env &env) {
       const unsigned shift = std::min(env.sd->nr_balance_failed, 31u);
       switch (env.type) {
         case migrate_load: {
+          // MODEL: task_h_load() is the task's load (no task groups; docs/model.md item 13).
           const unsigned long load = std::max<unsigned long>(1, p->se.avg.load_avg);
           if ((load >> shift) > static_cast<unsigned long>(env.imbalance))
             move = false;
@@ -954,7 +955,8 @@ int Kernel::sched_balance_newidle(struct rq *this_rq) {
         }
         pulled_task = sched_balance_rq(this_cpu, this_rq, s, CPU_NEWLY_IDLE, &continue_balancing);
         // MODEL: the balance costs a base plus a part per examined CPU; the kernel measures
-        // it with sched_clock (docs/model.md).
+        // it with sched_clock, and its first domain's cost also holds the blocked-load update
+        // (docs/model.md).
         const u64 cost = costs_.newidle_balance_base_ns +
                          costs_.newidle_balance_per_cpu_ns * static_cast<u64>(s->span_weight);
         curr_cost += cost;

@@ -41,6 +41,8 @@ bool Kernel::wake_wide(task_struct *p, task_struct *current, int this_cpu) const
 int Kernel::select_task_rq_fair(task_struct *p, int prev_cpu, int wake_flags) {
   const int cpu = this_cpu_;
   task_struct *current = cpu_rq(cpu)->curr;
+  // The kernel tests PF_EXITING. MODEL: TASK_DEAD, the same here: an exiting task of the model
+  // wakes nobody between the two.
   const bool sync = (wake_flags & WF_SYNC) && !(current->__state & TASK_DEAD);
   int new_cpu = prev_cpu;
   bool want_affine = false;
@@ -101,7 +103,9 @@ int Kernel::wake_affine_weight(sched_domain *sd, task_struct *p, int this_cpu, i
     if (current_load > this_eff_load) return this_cpu;
     this_eff_load -= current_load;
   }
-  const s64 task_load = static_cast<s64>(p->se.avg.load_avg);  // task_h_load() without groups
+  // MODEL: task_h_load() is the task's load: no task groups (autogroups scale it by h_load in
+  // the kernel; docs/model.md item 13).
+  const s64 task_load = static_cast<s64>(p->se.avg.load_avg);
   this_eff_load += task_load;
   if (sched_feat(WA_BIAS)) this_eff_load *= 100;
   this_eff_load *= static_cast<s64>(cpu_rq(prev_cpu)->cpu_capacity);
@@ -357,7 +361,7 @@ int Kernel::__select_idle_sibling(task_struct *p, int prev, int target) {
 static unsigned long cpu_load_without(const Kernel &k, int cpu, const task_struct *p) {
   if (cpu != p->cpu || !p->se.avg.last_update_time) return k.cpu_load(cpu);
   unsigned long load = k.cpu_rq(cpu)->cfs.avg.load_avg;
-  sub_positive(load, p->se.avg.load_avg);  // task_h_load(): no task groups
+  sub_positive(load, p->se.avg.load_avg);  // MODEL: task_h_load() without groups (item 13)
   return load;
 }
 
