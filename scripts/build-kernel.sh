@@ -53,8 +53,9 @@ patchdir="$root/kernel-patches/$version"
 
 # Inputs present?
 pkgver=$(dpkg-query -W -f='${Status} ${Version}' "$pkg" 2>/dev/null | sed -n 's/^install ok installed //p') || true
-[ -n "$pkgver" ] && [ -f "$tarball" ] ||
+if [ -z "$pkgver" ] || [ ! -f "$tarball" ]; then
   die "Debian's $pkg is not installed ($tarball missing): apt-get install $pkg, or bash scripts/install-deps.sh --twin"
+fi
 [ -f "$fragment" ] || die "config fragment $fragment is missing"
 [ -d "$patchdir" ] || die "patch folder $patchdir is missing"
 
