@@ -111,6 +111,8 @@ echo "build-kernel: building $pkg $pkgver, HZ=$hz, ${#patches[@]} patch(es), -j$
 echo "build-kernel: unpacking $tarball" >&2
 tar -xf "$tarball" -C "$work"
 src="$work/$pkg"
+# On failure keep the log and the .config beside it, not the 1.5 GB tree (unless --keep-tree).
+trap '[ -f "$src/.config" ] && cp "$src/.config" "$work/config" 2>/dev/null; [ $keep_tree -eq 1 ] || rm -rf "$src"' EXIT
 [ -f "$src/Makefile" ] || die "$tarball did not unpack to $pkg/"
 
 for p in ${patches[@]+"${patches[@]}"}; do
@@ -154,7 +156,7 @@ while IFS= read -r line; do
   esac
 done < "$frag"
 grep -qx "CONFIG_HZ=$hz" "$src/.config" || { echo "build-kernel: CONFIG_HZ is not $hz in the final .config" >&2; bad=1; }
-[ $bad -eq 0 ] || exit 1
+[ $bad -eq 0 ] || die "the configuration does not match the fragment (final .config: $work/config)"
 echo "build-kernel: configuration checked: every fragment option holds" >&2
 
 echo "build-kernel: make -j$jobs bzImage (several minutes)" >&2
