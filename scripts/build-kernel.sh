@@ -7,7 +7,7 @@
 # progress and errors go to standard error. See docs/vm.md.
 #
 # Usage: scripts/build-kernel.sh [--version 6.12] [--hz 1000] [--out DIR] [--jobs N]
-#                                [--keep-tree]
+#                                [--keep-tree] [--config-only]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -16,12 +16,13 @@ hz=1000
 out="$root/build/kernel"
 jobs=$(nproc)
 keep_tree=0
+config_only=0
 # Bump when the recipe below changes in a way that changes the image.
 recipe=1
 
 die() { echo "build-kernel: $*" >&2; exit 1; }
 usage() {
-  echo "usage: scripts/build-kernel.sh [--version 6.12] [--hz 100|250|300|1000] [--out DIR] [--jobs N] [--keep-tree]" >&2
+  echo "usage: scripts/build-kernel.sh [--version 6.12] [--hz 100|250|300|1000] [--out DIR] [--jobs N] [--keep-tree] [--config-only]" >&2
   exit 2
 }
 while [ $# -gt 0 ]; do
@@ -31,6 +32,7 @@ while [ $# -gt 0 ]; do
     --out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
     --jobs|-j) [ $# -ge 2 ] || usage; jobs=$2; shift 2 ;;
     --keep-tree) keep_tree=1; shift ;;
+    --config-only) config_only=1; shift ;;
     -h|--help) usage ;;
     *) echo "build-kernel: unknown argument '$1'" >&2; usage ;;
   esac
@@ -158,6 +160,12 @@ done < "$frag"
 grep -qx "CONFIG_HZ=$hz" "$src/.config" || { echo "build-kernel: CONFIG_HZ is not $hz in the final .config" >&2; bad=1; }
 [ $bad -eq 0 ] || die "the configuration does not match the fragment (final .config: $work/config)"
 echo "build-kernel: configuration checked: every fragment option holds" >&2
+if [ $config_only -eq 1 ]; then
+  # Stop before compiling: the checked .config is the result (not cached).
+  echo "build-kernel: --config-only: the checked configuration is $work/config" >&2
+  echo "$work/config"
+  exit 0
+fi
 
 echo "build-kernel: make -j$jobs bzImage (several minutes)" >&2
 if ! make -C "$src" -j"$jobs" bzImage >>"$log" 2>&1; then
