@@ -77,8 +77,10 @@ shopt -s nullglob
 patches=("$patchdir"/*.patch)
 shopt -u nullglob
 for p in ${patches[@]+"${patches[@]}"}; do
-  grep -q 'SPDX-License-Identifier: GPL-2.0' "$p" ||
-    die "$p has no 'SPDX-License-Identifier: GPL-2.0' line (see kernel-patches/README.md)"
+  # In the header, before the first diff: a kernel file's own SPDX line in the context
+  # must not count.
+  sed -n '/^\(diff \|--- \)/q;p' "$p" | grep -q 'SPDX-License-Identifier: GPL-2.0' ||
+    die "$p has no 'SPDX-License-Identifier: GPL-2.0' line in its header (see kernel-patches/README.md)"
 done
 
 # Cache key: everything that decides the image.
@@ -93,7 +95,7 @@ key=$({
   done
 } | sha256sum | cut -c1-16)
 dest="$out/$version-hz$hz-$key"
-if [ -f "$dest/bzImage" ]; then
+if [ $config_only -eq 0 ] && [ -f "$dest/bzImage" ]; then
   echo "build-kernel: up to date (inputs unchanged): $dest/bzImage" >&2
   echo "$dest/bzImage"
   exit 0
