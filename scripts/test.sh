@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Fresh machine to every test: install, build (Release and ASan+UBSan), run CTest on both;
-# then the cross-build determinism check, ThreadSanitizer on the parallel runner, and fuzzing.
+# then the cross-build determinism check, ThreadSanitizer on the parallel runner, fuzzing,
+# and the twin kernel: built from Debian's source and booted in QEMU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each step prints how long it took: CI has 20 minutes on two cores (docs/performance.md).
@@ -11,7 +12,7 @@ step() {
   "$@"
   echo "test.sh: $(( SECONDS - s )) s (total $(( SECONDS - t0 )) s): $*" >&2
 }
-step bash scripts/install-deps.sh
+step bash scripts/install-deps.sh --twin
 jobs=$(nproc)
 step cmake --preset release >/dev/null
 step cmake --build --preset release -j "$jobs"
@@ -27,3 +28,7 @@ step cmake --build --preset tsan -j "$jobs"
 step ctest --preset tsan -j "$jobs"
 # libFuzzer (clang): each target 60 s from its seed corpus (docs/fuzzing.md).
 step bash scripts/fuzz.sh 60
+# The twin kernel (docs/vm.md): build it (cached in build/kernel/ by its inputs, so only a
+# fresh clone or changed inputs build) and check that it boots with SMT siblings and cookies.
+img=$(step bash scripts/build-kernel.sh)
+step bash scripts/vm-smoke.sh "$img"
