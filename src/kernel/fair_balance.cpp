@@ -390,6 +390,18 @@ static bool can_migrate_task(Kernel &k, task_struct *p, lb_env &env) {
   return env.sd->nr_balance_failed > env.sd->cache_nice_tries;
 }
 
+// detach_task() and attach_task(): off the source queue and onto the destination's, where a
+// wakeup may preempt. detach_tasks() and the stopper's detach_one_task() share them.
+static void detach_task(Kernel &k, const lb_env &env, task_struct *p) {
+  k.deactivate_task(env.src_rq, p, DEQUEUE_NOCLOCK);
+  k.set_task_cpu(p, env.dst_cpu);
+}
+
+static void attach_task(Kernel &k, struct rq *rq, task_struct *p) {
+  k.activate_task(rq, p, ENQUEUE_NOCLOCK);
+  k.wakeup_preempt(rq, p, 0);
+}
+
 static int detach_tasks(Kernel &k, lb_env &env) {
   TaskList &tasks = env.src_rq->cfs_tasks;
   int detached = 0;
@@ -455,8 +467,7 @@ static int detach_tasks(Kernel &k, lb_env &env) {
     // detach_task(): off the source now; attach_tasks() queues the batch on the destination
     // after this returns, so every can_migrate_task() of the batch sees the destination as it
     // was (its core's cookie, its queue for the eligibility test).
-    k.deactivate_task(env.src_rq, p, DEQUEUE_NOCLOCK);
-    k.set_task_cpu(p, env.dst_cpu);
+    detach_task(k, env, p);
     assert(env.nr_tasks < SCHED_NR_MIGRATE_BREAK);
     env.tasks[env.nr_tasks++] = p;
     detached++;
@@ -472,9 +483,7 @@ static int detach_tasks(Kernel &k, lb_env &env) {
 static int attach_tasks(Kernel &k, lb_env &env) {
   const int n = static_cast<int>(env.nr_tasks);
   while (env.nr_tasks) {
-    task_struct *p = env.tasks[--env.nr_tasks];
-    k.activate_task(env.dst_rq, p, ENQUEUE_NOCLOCK);
-    k.wakeup_preempt(env.dst_rq, p, 0);
+    attach_task(k, env.dst_rq, env.tasks[--env.nr_tasks]);
   }
   return n;
 }
@@ -666,10 +675,8 @@ void Kernel::active_load_balance_cpu_stop(struct rq *busiest_rq) {
     // detach_one_task(), then attach_one_task(): the least recently run task that may go.
     for (task_struct *p = busiest_rq->cfs_tasks.back(); p; p = TaskList::prev(p)) {
       if (!can_migrate_task(*this, p, env)) continue;
-      deactivate_task(busiest_rq, p, DEQUEUE_NOCLOCK);
-      set_task_cpu(p, target_cpu);
-      activate_task(target_rq, p, ENQUEUE_NOCLOCK);
-      wakeup_preempt(target_rq, p, 0);
+      detach_task(*this, env, p);
+      attach_task(*this, target_rq, p);
       busiest_rq->lb_active++;
       sd->nr_balance_failed = 0;  // active balancing done
       break;
