@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // schedlab measure: a scenario's workload run for real on this host.
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "experiment/experiment_report.h"
 #include "real/calibrate.h"
 #include "real/host_topology.h"
 #include "real/measure.h"
 #include "real/measure_report.h"
+#include "vm/twin.h"
 
 namespace schedlab::cli {
 namespace {
@@ -126,24 +130,198 @@ int cmd_measure(const std::string &file, const std::string &config_name,
   return results.back().interrupted ? kExitInterrupted : 0;
 }
 
+struct VmArgs {
+  std::string kernel, accel = "auto", seed_base, csv, workdir, guest, memory = "1024";
+};
+
+// schedlab measure --vm: the configurations on the twin kernel in QEMU.
+int cmd_measure_vm(const std::string &file, const std::vector<std::string> &configs,
+                   const std::string &runs_text, const std::string &json, const VmArgs &v) {
+  scenario::Scenario s;
+  try {
+    s = scenario::load_scenario(file);
+  } catch (const scenario::ScenarioError &e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return kExitBadInput;
+  }
+  vm::TwinOptions o;
+  o.configs = configs;
+  const std::optional<u64> runs = parse_u64(runs_text);
+  if (!runs || *runs < 1 || *runs > 10000) {
+    std::fprintf(stderr, "schedlab measure: --runs %s: expected an integer from 1 to 10000\n",
+                 runs_text.c_str());
+    return kExitBadInput;
+  }
+  o.runs = *runs;
+  if (!v.seed_base.empty()) {
+    o.seed_base = parse_u64(v.seed_base);
+    if (!o.seed_base) {
+      std::fprintf(stderr, "schedlab measure: --seed-base %s: expected a non-negative integer\n",
+                   v.seed_base.c_str());
+      return kExitBadInput;
+    }
+  }
+  if (v.kernel.empty()) {
+    std::fprintf(stderr,
+                 "schedlab measure: --vm needs --kernel BZIMAGE (build one with bash "
+                 "scripts/build-kernel.sh)\n");
+    return kExitBadInput;
+  }
+  if (!std::filesystem::is_regular_file(v.kernel)) {
+    std::fprintf(stderr, "schedlab measure: --kernel %s: no such file\n", v.kernel.c_str());
+    return kExitBadInput;
+  }
+  if (v.accel != "auto" && v.accel != "kvm" && v.accel != "tcg") {
+    std::fprintf(stderr, "schedlab measure: --accel %s: expected auto, kvm or tcg\n",
+                 v.accel.c_str());
+    return kExitBadInput;
+  }
+  const std::optional<u64> mem = parse_u64(v.memory);
+  if (!mem || *mem < 128 || *mem > 65536) {
+    std::fprintf(stderr, "schedlab measure: --memory %s: expected MiB from 128 to 65536\n",
+                 v.memory.c_str());
+    return kExitBadInput;
+  }
+  o.kernel = v.kernel;
+  o.accel = v.accel;
+  o.guest = v.guest;
+  o.memory_mb = static_cast<unsigned>(*mem);
+  o.workdir = v.workdir.empty() ? std::filesystem::temp_directory_path() /
+                                      ("schedlab-vm-" + std::to_string(::getpid()))
+                                : std::filesystem::path(v.workdir);
+  try {
+    vm::check_twin_supported(s, o);
+  } catch (const vm::TwinUnsupported &e) {
+    std::fprintf(stderr, "schedlab measure: %s\n", e.what());
+    return kExitUnsupported;
+  } catch (const std::invalid_argument &e) {
+    std::fprintf(stderr, "schedlab measure: %s\n", e.what());
+    return kExitBadInput;
+  }
+  if (!at_most_one_stdout("measure", {{"--json", json}, {"--csv", v.csv}})) return kExitBadInput;
+  Output json_out, csv_out;
+  if (!json_out.open("measure", "--json", json) || !csv_out.open("measure", "--csv", v.csv))
+    return kExitError;
+  std::FILE *text = text_stream(json_out.to_stdout() || csv_out.to_stdout());
+  o.progress = [](const std::string &line) {
+    std::fprintf(stderr, "schedlab measure: %s\n", line.c_str());
+  };
+
+  struct sigaction sa = {};
+  struct sigaction old_int = {}, old_term = {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  vm::TwinResult r;
+  int rc = 0;
+  try {
+    r = vm::run_twin(s, o, g_interrupt);
+  } catch (const vm::TwinUnsupported &e) {
+    std::fprintf(stderr, "schedlab measure: %s\n", e.what());
+    rc = kExitUnsupported;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "schedlab measure: %s\n", e.what());
+    rc = g_interrupt.load() ? kExitInterrupted : kExitError;
+  }
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  if (rc) {
+    json_out.discard();
+    csv_out.discard();
+    std::fprintf(stderr, "schedlab measure: the guest's files are in %s\n", o.workdir.c_str());
+    return rc;
+  }
+  std::fputs(vm::twin_table(r).c_str(), text);
+  for (const std::string &w : r.warnings)
+    std::fprintf(stderr, "schedlab measure: warning: %s\n", w.c_str());
+  if (int wrc = json_out.write(vm::twin_to_json(r).dump(2) + "\n")) return wrc;
+  if (csv_out.wanted())
+    if (int wrc = csv_out.write(experiment::experiment_csv(r.experiment))) return wrc;
+  if (!r.failure.empty()) {
+    std::fprintf(stderr, "schedlab measure: %s (the %zu complete seeds before it are kept)\n",
+                 r.failure.c_str(), r.experiment.seeds.size());
+    return r.unsupported ? kExitUnsupported : kExitError;
+  }
+  if (r.interrupted) return kExitInterrupted;
+  std::error_code ec;
+  if (v.workdir.empty()) std::filesystem::remove_all(o.workdir, ec);
+  return 0;
+}
+
 }  // namespace
 
 Command add_measure_command(CLI::App &app) {
   struct Args {
-    std::string file, config, json, runs = "1", root = real::kDefaultSysfsRoot;
+    std::string file, json, runs = "1", root = real::kDefaultSysfsRoot;
+    std::vector<std::string> configs;
+    bool vm = false;
+    VmArgs v;
   };
   auto a = std::make_shared<Args>();
   CLI::App *cmd = app.add_subcommand(
-      "measure", "Run a scenario's workload for real on this host and report the kernel's view");
+      "measure",
+      "Run a scenario's workload for real, on this host or (--vm) on the twin kernel in QEMU");
   cmd->add_option("scenario", a->file, "Scenario file (TOML)")->required()->type_name("FILE");
-  cmd->add_option("--config", a->config, "Configuration to run (default: the first)")
-      ->type_name("NAME");
-  cmd->add_option("--runs", a->runs, "Repeat the run this many times (default 1)")->type_name("N");
+  cmd->add_option("--config", a->configs,
+                  "Configuration to run (default: the first; with --vm: every configuration; "
+                  "repeat to choose several)")
+      ->type_name("NAME")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--runs", a->runs,
+                  "Repeat the run this many times (with --vm: seeds seed-base .. seed-base + N - 1 "
+                  "of every configuration, as experiment runs them; default 1)")
+      ->type_name("N");
   cmd->add_option("--json", a->json,
-                  "Write the result as JSON (the schema of run --json) to FILE, or - for stdout")
+                  "Write the result as JSON to FILE, or - for stdout (the schema of run --json; "
+                  "with --vm that of experiment --json)")
+      ->type_name("FILE");
+  cmd->add_flag("--vm", a->vm,
+                "Run on a real core-scheduling kernel in QEMU with the scenario's topology "
+                "(docs/vm.md)");
+  cmd->add_option("--kernel", a->v.kernel,
+                  "With --vm: the twin kernel's bzImage "
+                  "(scripts/build-kernel.sh)")
+      ->type_name("FILE");
+  cmd->add_option("--accel", a->v.accel,
+                  "With --vm: auto (KVM if a bounded boot shows it works, else TCG), kvm or tcg")
+      ->type_name("auto|kvm|tcg");
+  cmd->add_option("--seed-base", a->v.seed_base,
+                  "With --vm: the first seed (default: the "
+                  "scenario's)")
+      ->type_name("N");
+  cmd->add_option("--csv", a->v.csv, "With --vm: one row per run as CSV, to FILE or -")
+      ->type_name("FILE");
+  cmd->add_option("--workdir", a->v.workdir,
+                  "With --vm: keep the initramfs, console log and raw results in DIR")
+      ->type_name("DIR");
+  cmd->add_option("--memory", a->v.memory, "With --vm: the guest's memory in MiB (default 1024)")
+      ->type_name("MIB");
+  cmd->add_option("--guest", a->v.guest,
+                  "With --vm: the guest program (default: schedlab-guest beside schedlab)")
       ->type_name("FILE");
   cmd->allow_extras(false);
-  return {cmd, [a] { return cmd_measure(a->file, a->config, a->runs, a->json, a->root); }};
+  return {cmd, [a] {
+            if (a->vm) return cmd_measure_vm(a->file, a->configs, a->runs, a->json, a->v);
+            const VmArgs defaults;
+            if (!a->v.kernel.empty() || a->v.accel != defaults.accel || !a->v.seed_base.empty() ||
+                !a->v.csv.empty() || !a->v.workdir.empty() || a->v.memory != defaults.memory ||
+                !a->v.guest.empty()) {
+              std::fprintf(stderr,
+                           "schedlab measure: --kernel, --accel, --seed-base, --csv, --workdir, "
+                           "--memory and --guest need --vm\n");
+              return kExitBadInput;
+            }
+            if (a->configs.size() > 1) {
+              std::fprintf(stderr,
+                           "schedlab measure: --config names one configuration on this host "
+                           "(several need --vm)\n");
+              return kExitBadInput;
+            }
+            return cmd_measure(a->file, a->configs.empty() ? "" : a->configs.front(), a->runs,
+                               a->json, a->root);
+          }};
 }
 
 }  // namespace schedlab::cli

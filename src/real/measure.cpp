@@ -306,6 +306,12 @@ void Runner::body(Task &t) {
     act(t, t0);
   }
   read_task_stats(t.tid, t.result);
+  if (host_.core_sched) {
+    unsigned long cookie = 0;
+    if (prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0UL, static_cast<unsigned long>(kPidTypePid),
+              &cookie) == 0)
+      t.result.core_cookie = cookie;
+  }
   const u64 end = (t.result.exited ? t.result.exit_ns + t0 : monotonic_ns());
   const u64 life = end > t0 + t.result.start_ns ? end - t0 - t.result.start_ns : 0;
   const u64 busy = t.result.runtime_ns + t.result.wait_ns;

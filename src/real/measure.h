@@ -33,7 +33,10 @@ struct TaskResult {
   u64 nr_switches = 0, nr_voluntary_switches = 0, nr_involuntary_switches = 0;
   u64 nr_migrations = 0;
   std::optional<u64> core_forceidle_sum_ns;  // present only with CONFIG_SCHED_CORE
-  u64 start_ns = 0;                          // from the common start of the tasks
+  // The thread's core-scheduling cookie (PR_SCHED_CORE_GET) at its end, where the kernel has
+  // core scheduling: 0 without one. The value is an opaque id, equal for threads that share.
+  std::optional<u64> core_cookie;
+  u64 start_ns = 0;  // from the common start of the tasks
   u64 exit_ns = 0;
   bool exited = false;  // finished its phases (not stopped by the run's end or Ctrl-C)
 };

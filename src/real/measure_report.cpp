@@ -60,6 +60,7 @@ ordered_json measure_to_json(const std::vector<MeasureResult> &runs, const HostI
     tj["nr_migrations"] = opt(t.has_sched, t.nr_migrations);
     tj["core_forceidle_sum_ns"] =
         t.core_forceidle_sum_ns ? ordered_json(*t.core_forceidle_sum_ns) : ordered_json(nullptr);
+    if (t.core_cookie) tj["core_cookie"] = *t.core_cookie;
     ordered_json ps;
     ps["se.sum_exec_runtime"] = opt(t.has_schedstat, t.runtime_ns);
     ps["se.nr_migrations"] = opt(t.has_sched, t.nr_migrations);

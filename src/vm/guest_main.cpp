@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// schedlab-guest: the /init of the twin's virtual machine (schedlab measure --vm). It runs as
+// PID 1 in an initramfs the host built: mounts proc, sysfs, debugfs and tracefs, reports the
+// guest's CPUs and scheduler, measures the guest's own timing distortion, runs every
+// (configuration, seed) of /job/job.json with the run loop of `schedlab measure`, setting the
+// configuration's sched features and tunables in /sys/kernel/debug/sched first, and writes
+// each result as a frame (vm/protocol.h) on the second serial port. Then it powers off.
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kernel/features.h"
+#include "real/calibrate.h"
+#include "real/measure.h"
+#include "real/measure_report.h"
+#include "vm/protocol.h"
+
+#ifndef PR_SCHED_CORE
+#define PR_SCHED_CORE 62
+#define PR_SCHED_CORE_GET 0
+#define PR_SCHED_CORE_CREATE 1
+#endif
+
+namespace {
+
+using nlohmann::ordered_json;
+using schedlab::vm::make_frame;
+
+int g_out = -1;  // the result port
+
+void send(std::string_view kind, const ordered_json &payload) {
+  const std::string f = make_frame(kind, payload.dump());
+  std::size_t done = 0;
+  while (done < f.size()) {
+    const ssize_t n = write(g_out, f.data() + done, f.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // nowhere to report; the host sees the guest stop
+    done += static_cast<std::size_t>(n);
+  }
+  tcdrain(g_out);
+}
+
+[[noreturn]] void power_off() {
+  sync();
+  reboot(RB_POWER_OFF);
+  for (;;) pause();  // PID 1 must not exit
+}
+
+[[noreturn]] void finish(std::string_view kind, const std::string &message) {
+  send(kind, {{"message", message}});
+  power_off();
+}
+
+std::string read_file(const std::string &path, bool *ok = nullptr) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  if (in) ss << in.rdbuf();
+  if (ok) *ok = static_cast<bool>(in);
+  return ss.str();
+}
+
+std::string first_line(const std::string &path) {
+  std::string s = read_file(path);
+  return s.substr(0, s.find('\n'));
+}
+
+void mount_fs(const char *src, const char *dir, const char *type) {
+  mkdir(dir, 0755);
+  mount(src, dir, type, 0, nullptr);
+}
+
+// The write as the shell's `echo VALUE > FILE` does it; errno text on failure.
+std::string write_file(const std::string &path, const std::string &value) {
+  const int fd = open(path.c_str(), O_WRONLY);
+  if (fd < 0) return std::strerror(errno);
+  const ssize_t n = write(fd, value.data(), value.size());
+  const int err = errno;
+  close(fd);
+  if (n != static_cast<ssize_t>(value.size())) return std::strerror(err);
+  return {};
+}
+
+// HZ from the jiffies of /proc/schedstat over half a second.
+double measure_hz() {
+  auto jiffies = [] {
+    const std::string s = read_file("/proc/schedstat");
+    const auto at = s.find("timestamp ");
+    return at == std::string::npos ? 0ull : std::stoull(s.substr(at + 10));
+  };
+  const auto j0 = jiffies();
+  const auto t0 = schedlab::real::monotonic_ns();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto j1 = jiffies();
+  const auto t1 = schedlab::real::monotonic_ns();
+  return t1 > t0 ? static_cast<double>(j1 - j0) * 1e9 / static_cast<double>(t1 - t0) : 0;
+}
+
+ordered_json describe_guest() {
+  ordered_json h;
+  utsname u{};
+  if (uname(&u) == 0) h["kernel_release"] = u.release;
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  h["nr_cpus"] = n;
+  ordered_json cpus = ordered_json::array();
+  for (long c = 0; c < n; c++) {
+    const std::string base = "/sys/devices/system/cpu/cpu" + std::to_string(c);
+    ordered_json cj;
+    cj["cpu"] = c;
+    cj["core_id"] = first_line(base + "/topology/core_id");
+    cj["package_id"] = first_line(base + "/topology/physical_package_id");
+    cj["thread_siblings"] = first_line(base + "/topology/thread_siblings_list");
+    cj["core_siblings"] = first_line(base + "/topology/core_siblings_list");
+    std::string llc;
+    for (int i = 0; i < 8; i++) {
+      const std::string idx = base + "/cache/index" + std::to_string(i);
+      const std::string level = first_line(idx + "/level");
+      if (level.empty()) break;
+      llc = first_line(idx + "/shared_cpu_list");
+    }
+    cj["llc_siblings"] = llc;
+    std::vector<std::string> names;
+    for (int d = 0; d < 8; d++) {
+      const std::string nm = first_line("/sys/kernel/debug/sched/domains/cpu" + std::to_string(c) +
+                                        "/domain" + std::to_string(d) + "/name");
+      if (nm.empty()) break;
+      names.push_back(nm);
+    }
+    cj["domains"] = names;
+    cpus.push_back(std::move(cj));
+  }
+  h["cpus"] = std::move(cpus);
+  // The sched features file: "NAME NO_NAME ..." on one line.
+  std::istringstream fs(first_line("/sys/kernel/debug/sched/features"));
+  ordered_json feats = ordered_json::object();
+  for (std::string w; fs >> w;)
+    if (w.rfind("NO_", 0) == 0)
+      feats[w.substr(3)] = false;
+    else
+      feats[w] = true;
+  h["sched_features"] = std::move(feats);
+  ordered_json tun = ordered_json::object();
+  for (const char *t : {"base_slice_ns", "migration_cost_ns", "nr_migrate", "tunable_scaling"}) {
+    const std::string v = first_line(std::string("/sys/kernel/debug/sched/") + t);
+    if (!v.empty()) tun[t] = v;
+  }
+  h["sched_tunables"] = std::move(tun);
+  h["hz_measured"] = measure_hz();
+  // Core scheduling: a cookie made for a scratch thread.
+  std::string core;
+  std::thread([&] {
+    unsigned long cookie = 0;
+    if (prctl(PR_SCHED_CORE, PR_SCHED_CORE_CREATE, 0UL, 0UL, 0UL) != 0)
+      core = std::string("PR_SCHED_CORE_CREATE: ") + std::strerror(errno);
+    else if (prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0UL, 0UL, &cookie) != 0)
+      core = std::string("PR_SCHED_CORE_GET: ") + std::strerror(errno);
+    else if (cookie == 0)
+      core = "PR_SCHED_CORE_GET gave cookie 0";
+  }).join();
+  h["core_sched"] = core.empty() ? ordered_json("ok") : ordered_json(core);
+  return h;
+}
+
+// How the guest's clocks and CPUs behave: late sleeps and the wall time a spin of thread CPU
+// time takes, which the simulator can be given as [machine.costs].
+ordered_json measure_timing() {
+  using schedlab::real::monotonic_ns;
+  using schedlab::real::thread_cpu_ns;
+  ordered_json t;
+  const double ns_per_loop = schedlab::real::calibrate_ns_per_loop();
+  t["ns_per_loop"] = ns_per_loop;
+  constexpr int kSleeps = 100;
+  constexpr long kSleepNs = 1'000'000;
+  std::vector<double> late;
+  for (int i = 0; i < kSleeps; i++) {
+    const auto t0 = monotonic_ns();
+    timespec ts{0, kSleepNs};
+    nanosleep(&ts, nullptr);
+    late.push_back(static_cast<double>(monotonic_ns() - t0 - kSleepNs));
+  }
+  std::sort(late.begin(), late.end());
+  double sum = 0;
+  for (double v : late) sum += v;
+  t["sleep_ns"] = kSleepNs;
+  t["sleep_overshoot_mean_ns"] = sum / kSleeps;
+  t["sleep_overshoot_p50_ns"] = late[kSleeps / 2];
+  t["sleep_overshoot_p99_ns"] = late[kSleeps * 99 / 100];
+  constexpr int kSpins = 20;
+  constexpr std::uint64_t kSpinNs = 2'000'000;
+  double extra = 0;
+  for (int i = 0; i < kSpins; i++) {
+    const auto w0 = monotonic_ns();
+    const auto until = thread_cpu_ns() + kSpinNs;
+    while (thread_cpu_ns() < until) schedlab::real::burn_loops(64);
+    extra += static_cast<double>(monotonic_ns() - w0) - static_cast<double>(kSpinNs);
+  }
+  t["spin_ns"] = kSpinNs;
+  t["spin_overhead_mean_ns"] = extra / kSpins;
+  return t;
+}
+
+}  // namespace
+
+int main() {
+  if (fcntl(1, F_GETFD) < 0) {
+    mount_fs("devtmpfs", "/dev", "devtmpfs");
+    const int fd = open("/dev/console", O_RDWR);
+    if (fd >= 0) {
+      dup2(fd, 0);
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+  }
+  mount_fs("devtmpfs", "/dev", "devtmpfs");
+  mount_fs("proc", "/proc", "proc");
+  mount_fs("sysfs", "/sys", "sysfs");
+  mount_fs("debugfs", "/sys/kernel/debug", "debugfs");
+  mount_fs("tracefs", "/sys/kernel/tracing", "tracefs");
+  mount_fs("tmpfs", "/tmp", "tmpfs");
+  g_out = open("/dev/ttyS1", O_WRONLY | O_NOCTTY);
+  if (g_out < 0) {
+    std::fprintf(stderr, "schedlab-guest: cannot open /dev/ttyS1: %s\n", std::strerror(errno));
+    power_off();
+  }
+  termios tio{};
+  if (tcgetattr(g_out, &tio) == 0) {
+    cfmakeraw(&tio);
+    cfsetospeed(&tio, B115200);
+    tcsetattr(g_out, TCSANOW, &tio);
+  }
+
+  ordered_json job;
+  try {
+    job = ordered_json::parse(read_file("/job/job.json"));
+  } catch (const std::exception &e) {
+    finish("error", std::string("the job file /job/job.json is not valid JSON: ") + e.what());
+  }
+  const ordered_json hello = describe_guest();
+  send("hello", hello);
+  const ordered_json &kernel_features = hello.at("sched_features");
+  if (job.value("probe_only", false)) {
+    send("done", ordered_json::object());
+    power_off();
+  }
+
+  try {
+    schedlab::scenario::Scenario s =
+        schedlab::scenario::load_scenario(job.at("scenario").get<std::string>());
+    // The scenario's CPU ids as the guest numbers them.
+    const std::vector<int> cpu_map = job.at("cpu_map").get<std::vector<int>>();
+    for (auto &g : s.groups)
+      for (int &c : g.cpus) {
+        if (c < 0 || static_cast<std::size_t>(c) >= cpu_map.size())
+          finish("error", "task group " + g.name + ": cpu " + std::to_string(c) + " is not mapped");
+        c = cpu_map[static_cast<std::size_t>(c)];
+      }
+    send("timing", measure_timing());
+
+    schedlab::real::HostInfo host;
+    host.nr_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+    host.core_sched = true;
+    host.ns_per_loop = schedlab::real::calibrate_ns_per_loop();
+    utsname u{};
+    if (uname(&u) == 0) host.kernel_release = u.release;
+    const std::atomic<bool> no_interrupt{false};
+    for (const ordered_json &cj : job.at("configs")) {
+      const std::string name = cj.at("name").get<std::string>();
+      const schedlab::scenario::ConfigSpec *config = nullptr;
+      for (const auto &c : s.configs)
+        if (c.name == name) config = &c;
+      // Every model feature the kernel has is set; one it lacks must be at the model's
+      // default (the kernel as released), or the configuration cannot run here.
+      for (const auto &[feat, on] : cj.at("features").items()) {
+        if (!kernel_features.contains(feat)) {
+          const auto id = schedlab::kernel::find_feature(feat);
+          if (id && schedlab::kernel::kFeatures[*id].default_value != on.get<bool>())
+            finish("unsupported", "configuration \"" + name + "\" sets " +
+                                      (on.get<bool>() ? "" : "NO_") + feat +
+                                      ", a sched feature this kernel does not have");
+          continue;
+        }
+        const std::string v = (on.get<bool>() ? "" : "NO_") + feat;
+        if (const std::string err = write_file("/sys/kernel/debug/sched/features", v); !err.empty())
+          finish("error", "configuration \"" + name + "\": writing " + v +
+                              " to /sys/kernel/debug/sched/features: " + err);
+      }
+      for (const auto &[tun, value] : cj.at("tunables").items()) {
+        const std::string path = "/sys/kernel/debug/sched/" + tun;
+        if (const std::string err = write_file(path, std::to_string(value.get<long long>()));
+            !err.empty())
+          finish("error", "configuration \"" + name + "\": writing " + path + ": " + err);
+      }
+      for (const ordered_json &seed : job.at("seeds")) {
+        s.seed = seed.get<std::uint64_t>();
+        const std::string before = read_file("/proc/schedstat");
+        const schedlab::real::MeasureResult r =
+            schedlab::real::run_measure(s, config, host, no_interrupt);
+        const std::string after = read_file("/proc/schedstat");
+        ordered_json out;
+        out["config"] = name;
+        out["seed"] = s.seed;
+        out["result"] = schedlab::real::measure_to_json({r}, host);
+        out["schedstat_before"] = before;
+        out["schedstat_after"] = after;
+        send("run", out);
+      }
+    }
+  } catch (const schedlab::real::Unsupported &e) {
+    finish("unsupported", e.what());
+  } catch (const std::exception &e) {
+    finish("error", e.what());
+  }
+  send("done", ordered_json::object());
+  power_off();
+}
