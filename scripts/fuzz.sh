@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}; shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_scenario_toml fuzz_rtapp_json fuzz_ftrace fuzz_cli_args)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_scenario_toml fuzz_rtapp_json fuzz_ftrace fuzz_cli_args fuzz_guest_results)
 build=${SCHEDLAB_FUZZ_BUILD:-build/fuzz}
 # -O1 -g1 with assertions on, as the sanitizer presets (CMakePresets.json).
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCHEDLAB_FUZZ=ON \

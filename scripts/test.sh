@@ -32,3 +32,5 @@ step bash scripts/fuzz.sh 60
 # fresh clone or changed inputs build) and check that it boots with SMT siblings and cookies.
 img=$(step bash scripts/build-kernel.sh)
 step bash scripts/vm-smoke.sh "$img"
+# A scenario run on it with schedlab measure --vm: topology, cookies, forced idle, the schema.
+step bash scripts/twin-smoke.sh build/release/schedlab "$img"

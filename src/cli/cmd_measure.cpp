@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -132,6 +133,7 @@ int cmd_measure(const std::string &file, const std::string &config_name,
 
 struct VmArgs {
   std::string kernel, accel = "auto", seed_base, csv, workdir, guest, memory = "1024";
+  std::string qemu = "qemu-system-x86_64", boot_timeout = "180";
 };
 
 // schedlab measure --vm: the configurations on the twin kernel in QEMU.
@@ -182,6 +184,15 @@ int cmd_measure_vm(const std::string &file, const std::vector<std::string> &conf
                  v.memory.c_str());
     return kExitBadInput;
   }
+  const std::optional<u64> boot = parse_u64(v.boot_timeout);
+  if (!boot || *boot < 1 || *boot > 86400) {
+    std::fprintf(stderr, "schedlab measure: --boot-timeout %s: expected seconds from 1 to 86400\n",
+                 v.boot_timeout.c_str());
+    return kExitBadInput;
+  }
+  o.boot_timeout_s = static_cast<unsigned>(*boot);
+  o.kvm_probe_s = std::min(o.kvm_probe_s, o.boot_timeout_s);
+  o.qemu = v.qemu;
   o.kernel = v.kernel;
   o.accel = v.accel;
   o.guest = v.guest;
@@ -298,6 +309,13 @@ Command add_measure_command(CLI::App &app) {
       ->type_name("DIR");
   cmd->add_option("--memory", a->v.memory, "With --vm: the guest's memory in MiB (default 1024)")
       ->type_name("MIB");
+  cmd->add_option("--qemu", a->v.qemu,
+                  "With --vm: the QEMU program (default qemu-system-x86_64 on the PATH)")
+      ->type_name("FILE");
+  cmd->add_option("--boot-timeout", a->v.boot_timeout,
+                  "With --vm: seconds the guest may take to report after QEMU starts (default "
+                  "180; a KVM probe gets at most 30)")
+      ->type_name("SECONDS");
   cmd->add_option("--guest", a->v.guest,
                   "With --vm: the guest program (default: schedlab-guest beside schedlab)")
       ->type_name("FILE");
@@ -307,10 +325,11 @@ Command add_measure_command(CLI::App &app) {
             const VmArgs defaults;
             if (!a->v.kernel.empty() || a->v.accel != defaults.accel || !a->v.seed_base.empty() ||
                 !a->v.csv.empty() || !a->v.workdir.empty() || a->v.memory != defaults.memory ||
-                !a->v.guest.empty()) {
+                !a->v.guest.empty() || a->v.qemu != defaults.qemu ||
+                a->v.boot_timeout != defaults.boot_timeout) {
               std::fprintf(stderr,
                            "schedlab measure: --kernel, --accel, --seed-base, --csv, --workdir, "
-                           "--memory and --guest need --vm\n");
+                           "--memory, --qemu, --boot-timeout and --guest need --vm\n");
               return kExitBadInput;
             }
             if (a->configs.size() > 1) {

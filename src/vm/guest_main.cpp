@@ -281,41 +281,49 @@ int main() {
     utsname u{};
     if (uname(&u) == 0) host.kernel_release = u.release;
     const std::atomic<bool> no_interrupt{false};
+    // Each configuration as the writes that make it: every model feature the kernel has is
+    // set; one it lacks must be at the model's default (the kernel as released), or the
+    // configuration cannot run here. Checked for all before anything runs.
+    struct Config {
+      std::string name;
+      const schedlab::scenario::ConfigSpec *spec = nullptr;
+      std::vector<std::pair<std::string, std::string>> writes;  // file, value
+    };
+    std::vector<Config> configs;
     for (const ordered_json &cj : job.at("configs")) {
-      const std::string name = cj.at("name").get<std::string>();
-      const schedlab::scenario::ConfigSpec *config = nullptr;
-      for (const auto &c : s.configs)
-        if (c.name == name) config = &c;
-      // Every model feature the kernel has is set; one it lacks must be at the model's
-      // default (the kernel as released), or the configuration cannot run here.
+      Config &c = configs.emplace_back();
+      c.name = cj.at("name").get<std::string>();
+      for (const auto &sc : s.configs)
+        if (sc.name == c.name) c.spec = &sc;
       for (const auto &[feat, on] : cj.at("features").items()) {
+        const std::string v = (on.get<bool>() ? "" : "NO_") + feat;
         if (!kernel_features.contains(feat)) {
           const auto id = schedlab::kernel::find_feature(feat);
           if (id && schedlab::kernel::kFeatures[*id].default_value != on.get<bool>())
-            finish("unsupported", "configuration \"" + name + "\" sets " +
-                                      (on.get<bool>() ? "" : "NO_") + feat +
+            finish("unsupported", "configuration \"" + c.name + "\" sets " + v +
                                       ", a sched feature this kernel does not have");
           continue;
         }
-        const std::string v = (on.get<bool>() ? "" : "NO_") + feat;
-        if (const std::string err = write_file("/sys/kernel/debug/sched/features", v); !err.empty())
-          finish("error", "configuration \"" + name + "\": writing " + v +
-                              " to /sys/kernel/debug/sched/features: " + err);
+        c.writes.emplace_back("/sys/kernel/debug/sched/features", v);
       }
-      for (const auto &[tun, value] : cj.at("tunables").items()) {
-        const std::string path = "/sys/kernel/debug/sched/" + tun;
-        if (const std::string err = write_file(path, std::to_string(value.get<long long>()));
-            !err.empty())
-          finish("error", "configuration \"" + name + "\": writing " + path + ": " + err);
-      }
-      for (const ordered_json &seed : job.at("seeds")) {
+      for (const auto &[tun, value] : cj.at("tunables").items())
+        c.writes.emplace_back("/sys/kernel/debug/sched/" + tun,
+                              std::to_string(value.get<long long>()));
+    }
+    // Seed by seed, every configuration: a run cut short keeps whole seeds, paired.
+    for (const ordered_json &seed : job.at("seeds")) {
+      for (const Config &c : configs) {
+        for (const auto &[file, value] : c.writes)
+          if (const std::string err = write_file(file, value); !err.empty())
+            finish("error", "configuration \"" + c.name + "\": writing " + value + " to " + file +
+                                ": " + err);
         s.seed = seed.get<std::uint64_t>();
         const std::string before = read_file("/proc/schedstat");
         const schedlab::real::MeasureResult r =
-            schedlab::real::run_measure(s, config, host, no_interrupt);
+            schedlab::real::run_measure(s, c.spec, host, no_interrupt);
         const std::string after = read_file("/proc/schedstat");
         ordered_json out;
-        out["config"] = name;
+        out["config"] = c.name;
         out["seed"] = s.seed;
         out["result"] = schedlab::real::measure_to_json({r}, host);
         out["schedstat_before"] = before;

@@ -150,11 +150,11 @@ class Qemu {
   }
   void stop() {
     if (pid_ <= 0) return;
-    kill(pid_, SIGTERM);
+    kill(-pid_, SIGTERM);  // its process group: QEMU and anything it started
     for (int i = 0; i < 40 && !poll(); i++)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (pid_ > 0) {
-      kill(pid_, SIGKILL);
+      kill(-pid_, SIGKILL);
       int st = 0;
       waitpid(pid_, &st, 0);
       pid_ = 0;

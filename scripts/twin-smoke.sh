@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The twin's end-to-end check: `schedlab measure --vm` of scenarios/twin/smoke.toml (1 socket x
+# 2 cores x 2 threads, "No cookie" and "Cookie") on a twin kernel, then checks on its JSON:
+# the guest had the scenario's topology, cookies were really applied (non-zero ids shared by
+# the pairs under "Cookie", none without) and forced idle appeared only with them, and the
+# result has every key of the simulator's experiment JSON, so compare reads it. Prints one
+# verdict line; exits 0 only if every check passes. See docs/vm.md.
+#
+# Usage: scripts/twin-smoke.sh SCHEDLAB BZIMAGE [--accel auto|kvm|tcg] [--out DIR]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+usage() { echo "usage: scripts/twin-smoke.sh SCHEDLAB BZIMAGE [--accel auto|kvm|tcg] [--out DIR]" >&2; exit 2; }
+fail() { echo "twin-smoke: FAIL: $*" >&2; exit 1; }
+[ $# -ge 2 ] || usage
+schedlab=$1 bzimage=$2
+shift 2
+accel=auto
+out="$root/build/twin-smoke"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --accel) [ $# -ge 2 ] || usage; accel=$2; shift 2 ;;
+    --out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
+    *) usage ;;
+  esac
+done
+[ -x "$schedlab" ] || fail "no schedlab at $schedlab"
+[ -f "$bzimage" ] || fail "no kernel image at $bzimage (build one with bash scripts/build-kernel.sh)"
+rm -rf "$out"
+mkdir -p "$out"
+scenario="$root/scenarios/twin/smoke.toml"
+
+t0=$SECONDS
+rc=0
+"$schedlab" measure "$scenario" --vm --kernel "$bzimage" --accel "$accel" --runs 1 \
+  --workdir "$out/guest" --json "$out/twin.json" >"$out/twin.txt" 2>"$out/twin.err" || rc=$?
+[ "$rc" -eq 0 ] || fail "schedlab measure --vm exited $rc: $(tail -n 2 "$out/twin.err" | tr '\n' ' ')(files: $out)"
+"$schedlab" experiment "$scenario" --runs 1 --json "$out/sim.json" >/dev/null ||
+  fail "schedlab experiment of the same scenario failed"
+"$schedlab" compare "$out/sim.json" "$out/twin.json" >"$out/compare.txt" ||
+  fail "schedlab compare could not read the twin's result (see $out/compare.txt)"
+
+python3 - "$out/twin.json" "$out/sim.json" <<'PY' || exit 1
+import json, sys
+twin = json.load(open(sys.argv[1]))
+sim = json.load(open(sys.argv[2]))
+errors = []
+def check(ok, msg):
+    if not ok:
+        errors.append(msg)
+
+check(twin.get("measured") is True, '"measured" is not true')
+tw = twin.get("twin", {})
+check(tw.get("accel") in ("kvm", "tcg"), f"accelerator not recorded: {tw.get('accel')!r}")
+cpus = tw.get("guest", {}).get("cpus", [])
+check(len(cpus) == 4, f"the guest has {len(cpus)} CPUs, not 4")
+want = {0: "0-1", 1: "0-1", 2: "2-3", 3: "2-3"}
+for c in cpus:
+    sib = c.get("thread_siblings")
+    check(sib in (want.get(c.get("cpu")), want.get(c.get("cpu"), "").replace("-", ",")),
+          f"guest CPU {c.get('cpu')} has siblings {sib!r}")
+configs = {c["name"]: c for c in twin.get("configs", [])}
+check(set(configs) == {"No cookie", "Cookie"}, f"configurations {sorted(configs)}")
+if set(configs) == {"No cookie", "Cookie"}:
+    for name, c in configs.items():
+        runs = c.get("runs", [])
+        check(len(runs) == 1, f"{name}: {len(runs)} runs, not 1")
+        if not runs:
+            continue
+        tasks = {t["comm"]: t for t in runs[0].get("tasks", [])}
+        check(len(tasks) == 5, f"{name}: {len(tasks)} tasks, not 5")
+        cookies = {k: t.get("core_cookie") for k, t in tasks.items()}
+        fi = c.get("mean_forceidle_s")
+        if name == "No cookie":
+            check(all(v == 0 for v in cookies.values()), f"No cookie: cookies {cookies}")
+            check(fi == 0, f"No cookie: forced idle {fi} s, expected 0")
+        else:
+            check(all(isinstance(v, int) and v != 0 for v in cookies.values()),
+                  f"Cookie: not every task has a cookie: {cookies}")
+            if len(cookies) == 5:
+                w = [cookies[f"worker-{i}"] for i in range(5)]
+                check(w[0] == w[1] and w[2] == w[3] and len({w[0], w[2], w[4]}) == 3,
+                      f"Cookie: the pairs do not share their cookies: {w}")
+            check(isinstance(fi, (int, float)) and fi > 0, f"Cookie: forced idle {fi} s, expected > 0")
+        ss = runs[0].get("schedstat", {})
+        check(ss.get("ttwu_count", 0) > 0, f"{name}: no wakeups in /proc/schedstat")
+        check(len(ss.get("cpus", [])) == 4, f"{name}: schedstat has {len(ss.get('cpus', []))} CPUs")
+# The simulator's experiment keys, all present, but for what only the model can count: events
+# and where select_idle_sibling() placed each wakeup.
+def model_only(k):
+    return k in ("select_idle_sibling", "events", "mean_sis_calls") or "wakeups_other_cookie" in k
+for k in sim:
+    check(k in twin, f"top-level key {k!r} of the simulator's JSON is missing")
+for sc in sim.get("configs", []):
+    tc = configs.get(sc["name"], {})
+    for k in sc:
+        if k != "runs" and not model_only(k):
+            check(k in tc, f"config {sc['name']!r}: key {k!r} of the simulator's JSON is missing")
+    for k in (sc.get("runs") or [{}])[0]:
+        if not model_only(k):
+            check(k in (tc.get("runs") or [{}])[0],
+                  f"config {sc['name']!r}: run key {k!r} of the simulator's JSON is missing")
+for e in errors:
+    print("twin-smoke:", e, file=sys.stderr)
+if errors:
+    print(f"twin-smoke: FAIL: {len(errors)} check(s) failed (files: {sys.argv[1]})", file=sys.stderr)
+    sys.exit(1)
+c = configs["Cookie"]
+print(f"twin-smoke: PASS ({tw['accel']}, kernel {tw.get('kernel_release')}): 4 CPUs as the scenario's, "
+      f"cookies applied, forced idle {c['mean_forceidle_s']:.3f} s with cookies and 0 without, "
+      f"the simulator's JSON keys present")
+PY
+echo "twin-smoke: took $(( SECONDS - t0 )) s" >&2

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# schedlab measure --vm without a real VM: argument errors (exit 2), scenarios the twin refuses
+# (exit 3, naming what), and a QEMU stand-in that fails in each way a guest can: exits at once,
+# sends a corrupt frame, hangs, reports an unsupported feature. Each ends in one line and a
+# non-zero exit, with no QEMU left running. scripts/twin-smoke.sh runs the real thing.
+set -uo pipefail
+schedlab=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+# expect CODE PATTERN CMD...: the exit code, and stderr's last line matching PATTERN.
+expect() {
+  local code=$1 pattern=$2
+  shift 2
+  local rc=0
+  "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+  local last
+  last=$(grep -v '^schedlab measure: the guest.s files are in' "$tmp/err" | tail -n 1)
+  if [ "$rc" -ne "$code" ] || ! grep -q -- "$pattern" <<<"$last"; then
+    echo "FAIL: $* -> exit $rc (want $code), last line: $last (want /$pattern/)" >&2
+    fails=$((fails + 1))
+  fi
+}
+scen=$src/scenarios/twin/smoke.toml
+kernel=$tmp/bzImage
+echo "not a kernel" >"$kernel"
+
+expect 2 "needs --kernel" "$schedlab" measure "$scen" --vm
+expect 2 "--kernel $tmp/none: no such file" "$schedlab" measure "$scen" --vm --kernel "$tmp/none"
+expect 2 "--accel fast: expected auto, kvm or tcg" "$schedlab" measure "$scen" --vm --kernel "$kernel" --accel fast
+expect 2 "need --vm" "$schedlab" measure "$scen" --kernel "$kernel"
+expect 2 "several need --vm" "$schedlab" measure "$scen" --config "No cookie" --config Cookie
+expect 2 'no configuration named "Nope"' "$schedlab" measure "$scen" --vm --kernel "$kernel" --config Nope
+expect 2 "--runs 0" "$schedlab" measure "$scen" --vm --kernel "$kernel" --runs 0
+# What the twin cannot run: a benchmark model, a tunable the kernel lacks.
+expect 3 "task group .* uses model hackbench" "$schedlab" measure "$src/scenarios/hackbench-small.toml" --vm --kernel "$kernel" --accel tcg
+sed 's/^name = "Cookie" .*/name = "Cookie"\ntunables = { core_push_forceidle_max = 2 }/' "$scen" >"$tmp/tun.toml"
+expect 3 "sets tunable core_push_forceidle_max = 2" "$schedlab" measure "$tmp/tun.toml" --vm --kernel "$kernel" --accel tcg
+
+# QEMU stand-ins: find the result port (the second -serial file:PATH) and misbehave.
+mkfake() {
+  cat >"$tmp/$1" <<SH
+#!/usr/bin/env bash
+n=0; out=""
+for a in "\$@"; do
+  case "\$a" in file:*) n=\$((n+1)); [ \$n -eq 2 ] && out=\${a#file:} ;; esac
+done
+$2
+SH
+  chmod +x "$tmp/$1"
+}
+mkfake exits 'echo "qemu: could not load kernel" >&2; exit 1'
+mkfake corrupt 'printf "\n@SCHEDLAB hello 5 0000000000000000\n{\"a\"}\n" >"$out"; sleep 31.7'
+mkfake hangs 'sleep 31.7'
+mkfake unsupported 'p="{\"message\":\"configuration \\\"Cookie\\\" sets CORE_PUSH_FORCEIDLE, a sched feature this kernel does not have\"}"
+h=$(python3 -c "import sys
+h=0xcbf29ce484222325
+for c in sys.argv[1].encode(): h=((h^c)*0x100000001b3)&(2**64-1)
+print(\"%016x\"%h)" "$p")
+printf "\n@SCHEDLAB unsupported %d %s\n%s\n" "${#p}" "$h" "$p" >"$out"; sleep 31.7'
+run_fake() { "$schedlab" measure "$scen" --vm --kernel "$kernel" --accel tcg --qemu "$tmp/$1" --boot-timeout 3 --workdir "$tmp/w-$1" --json "$tmp/$1.json"; }
+expect 1 "QEMU exited with status 1 before the guest reported anything: qemu: could not load kernel" run_fake exits
+expect 1 "the guest's results are corrupt: frame 'hello' of 5 bytes is corrupt" run_fake corrupt
+expect 1 "the guest did not start within 3 s (tcg)" run_fake hangs
+expect 3 "sets CORE_PUSH_FORCEIDLE, a sched feature this kernel does not have" run_fake unsupported
+[ ! -e "$tmp/exits.json" ] || { echo "FAIL: a failed run left its --json file" >&2; fails=$((fails + 1)); }
+sleep 0.2
+if pgrep -f "$tmp/(corrupt|hangs|unsupported)" >/dev/null || pgrep -f "sleep 31.7" >/dev/null; then
+  echo "FAIL: a QEMU stand-in is still running" >&2
+  fails=$((fails + 1))
+fi
+[ "$fails" -eq 0 ] || { echo "measure_vm: $fails check(s) failed" >&2; exit 1; }
+echo "measure_vm: all checks passed"
