@@ -184,23 +184,27 @@ std::array<double, kNrBalanceMetrics> balance_metrics(const RunResult &r) {
 }
 
 std::vector<double> bench_metrics(const RunResult &r, u64 *expected) {
+  return bench_metrics(r.bench, expected);
+}
+
+std::vector<double> bench_metrics(const workload::BenchReport &b, u64 *expected) {
   const double nan = std::nan("");
   std::vector<double> m(kNrBenchMetrics, nan);
   u64 bits = 0;
-  if (r.bench.has_hackbench) {
+  if (b.has_hackbench) {
     bits |= 1u << 0;
-    if (!r.bench.hackbench_unfinished) m[0] = static_cast<double>(r.bench.hackbench_ns) / 1e9;
+    if (!b.hackbench_unfinished) m[0] = static_cast<double>(b.hackbench_ns) / 1e9;
   }
-  if (r.bench.has_schbench) {
+  if (b.has_schbench) {
     bits |= 1u << 1 | 1u << 2 | 1u << 3;
-    m[1] = p999_us(r.bench.schbench_wakeup_ns);
-    m[2] = p999_us(r.bench.schbench_request_ns);
-    m[3] = r.bench.schbench_window_ns ? static_cast<double>(r.bench.schbench_requests) * 1e9 /
-                                            static_cast<double>(r.bench.schbench_window_ns)
-                                      : nan;
+    m[1] = p999_us(b.schbench_wakeup_ns);
+    m[2] = p999_us(b.schbench_request_ns);
+    m[3] = b.schbench_window_ns ? static_cast<double>(b.schbench_requests) * 1e9 /
+                                      static_cast<double>(b.schbench_window_ns)
+                                : nan;
   }
   // The first VM whose guest runs hwlat.
-  for (const auto &v : r.bench.vms)
+  for (const auto &v : b.vms)
     if (v.guest == workload::VmSpec::Guest::Hwlat) {
       bits |= 1u << 4 | 1u << 5;
       m[4] = v.noise_pct();

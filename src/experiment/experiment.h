@@ -104,6 +104,7 @@ std::array<double, kNrBalanceMetrics> balance_metrics(const RunResult &r);
 // The metrics of one run (NaN where absent). `expected` gets which metrics the run's scenario
 // has (bit m for kBenchMetrics[m]), with a value or not.
 std::vector<double> bench_metrics(const RunResult &r, u64 *expected = nullptr);
+std::vector<double> bench_metrics(const workload::BenchReport &b, u64 *expected = nullptr);
 
 struct ExperimentConfig {
   std::string name;

@@ -30,7 +30,7 @@ static observe::Histogram histogram_of(const std::vector<Time> &v) {
 }
 
 // The benchmark models' own results, as the benchmarks print them.
-static void bench_json(const workload::BenchReport &b, ordered_json &j) {
+void bench_json(const workload::BenchReport &b, ordered_json &j) {
   if (b.has_hackbench) {
     if (b.hackbench_unfinished)
       j["hackbench_time_s"] = nullptr;  // not a result: some receiver never got all its messages

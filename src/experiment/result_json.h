@@ -12,6 +12,8 @@
 namespace schedlab::experiment {
 
 nlohmann::ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s);
+// The benchmark models' own results (hackbench_time_s, "schbench", "fork", "vms"), added to j.
+void bench_json(const workload::BenchReport &b, nlohmann::ordered_json &j);
 // --check's figures: "wasted_cores" {threshold_ns, wasted_ns, pct} and "invariant_violations".
 void add_check_json(const observe::CheckReport &c, nlohmann::ordered_json &j);
 // Per select_idle_sibling() step, keyed by the step names ("target", ..., "fallback"); a NaN

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "real/bench.h"
 #include "real/calibrate.h"
 #include "real/host_topology.h"
 #include "sim/random.h"
@@ -146,24 +147,6 @@ bool needs_cookies(const ConfigSpec *c) {
   return c && (!c->cookies.empty() || !c->prctl.empty());
 }
 
-const char *bench_name(workload::Benchmark::Kind k) {
-  switch (k) {
-    case workload::Benchmark::Kind::Hackbench:
-      return "hackbench";
-    case workload::Benchmark::Kind::Schbench:
-      return "schbench";
-    case workload::Benchmark::Kind::Fork:
-      return "fork";
-    case workload::Benchmark::Kind::Vm:
-      return "vm";
-    case workload::Benchmark::Kind::Replay:
-      return "trace replay";
-    case workload::Benchmark::Kind::None:
-      break;
-  }
-  return "phases";
-}
-
 // One scenario task as a host thread.
 struct Task {
   std::string comm;
@@ -174,7 +157,9 @@ struct Task {
   int tid = 0;
   bool ready = false, done = false;
   std::string setup_error;
-  std::function<int()> op;  // a prctl() this thread must make as `current`
+  std::function<int()> op;     // a prctl() this thread must make as `current`
+  RealBench *bench = nullptr;  // the group's benchmark, when it runs one
+  int member = 0;              // index in the group
   int op_result = 0;
   TaskResult result;
 };
@@ -200,6 +185,7 @@ class Runner {
   const HostInfo &host_;
   const std::atomic<bool> &interrupt_;
   std::deque<Task> tasks_;
+  std::vector<std::unique_ptr<RealBench>> benches_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool go_ = false;
@@ -250,6 +236,14 @@ void Runner::setup(Task &t) {
 }
 
 void Runner::act(Task &t, u64 t0) {
+  if (t.bench) {
+    t.bench->member(t.member, t.rng, stop_);
+    if (!stop_.load()) {
+      t.result.exited = true;
+      t.result.exit_ns = monotonic_ns() - t0;
+    }
+    return;
+  }
   for (;;) {
     if (stop_.load(std::memory_order_relaxed)) return;
     const Action a = t.cursor.next(t.rng);
@@ -379,7 +373,15 @@ void Runner::apply_cookies() {
 
 MeasureResult Runner::run() {
   u64 task_index = 0;
-  for (const TaskGroupSpec &g : s_.groups)
+  for (const TaskGroupSpec &g : s_.groups) {
+    RealBench *bench = nullptr;
+    if (g.bench.kind != workload::Benchmark::Kind::None) {
+      benches_.push_back(make_real_bench(g.bench, g.count, host_.ns_per_loop));
+      bench = benches_.back().get();
+      if (!bench)
+        throw Unsupported("measure: task group " + g.name + " uses " +
+                          real_bench_unsupported(g.bench));
+    }
     for (int i = 0; i < g.count; i++, task_index++) {
       Task &t = tasks_.emplace_back();
       t.comm = g.count > 1 ? g.name + "-" + std::to_string(i) : g.name;
@@ -389,8 +391,11 @@ MeasureResult Runner::run() {
       t.start_delay_ns = workload::draw(g.start, start_rng);
       t.cursor = workload::Cursor(&g.phases, g.loops, g.stress);
       t.result.comm = t.comm;
-      t.result.finite = !g.stress && g.loops != 0;
+      t.result.finite = bench || (!g.stress && g.loops != 0);
+      t.bench = bench;
+      t.member = i;
     }
+  }
   std::vector<std::thread> threads;
   threads.reserve(tasks_.size());
   for (Task &t : tasks_) threads.emplace_back([this, &t] { body(t); });
@@ -400,6 +405,7 @@ MeasureResult Runner::run() {
       stop_ = true;
       cv_.notify_all();
     }
+    for (auto &b : benches_) b->abort();
     for (auto &th : threads) th.join();
   };
   std::string setup_error;
@@ -465,6 +471,7 @@ MeasureResult Runner::run() {
     if (t.result.exited && t.result.finite)
       r.completion_ns = std::max(r.completion_ns, t.result.exit_ns);
   }
+  for (const auto &b : benches_) b->report(r.bench);
   r.warnings = warnings_;
   return r;
 }
@@ -514,9 +521,8 @@ static bool uses_sync(const std::vector<workload::Phase> &phases) {
 
 void check_supported(const Scenario &s, const ConfigSpec *config, const HostInfo &host) {
   for (const TaskGroupSpec &g : s.groups) {
-    if (g.bench.kind != workload::Benchmark::Kind::None)
-      throw Unsupported("measure: task group " + g.name + " uses model " +
-                        bench_name(g.bench.kind) + ", which measure does not run yet");
+    if (const std::string why = real_bench_unsupported(g.bench); !why.empty())
+      throw Unsupported("measure: task group " + g.name + " uses " + why);
     if (uses_sync(g.phases))
       throw Unsupported("measure: task group " + g.name +
                         " uses timer, yield or synchronisation phases, which measure does not "

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "scenario/scenario.h"
+#include "workload/benchmarks.h"
 
 namespace schedlab::real {
 
@@ -48,6 +49,7 @@ struct MeasureResult {
   u64 completion_ns = 0;  // last exit of a finite task; 0 if none exited
   bool interrupted = false;
   std::vector<TaskResult> tasks;
+  workload::BenchReport bench;        // the groups' benchmarks (hackbench, schbench), when run
   std::vector<std::string> warnings;  // e.g. a nice value the process may not set
   // CPU time the whole host spent busy (user, nice, system, irq, softirq, steal of
   // /proc/stat) from the start to the end of the run, when readable: minus the tasks' runtime,

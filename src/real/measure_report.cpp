@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "experiment/experiment.h"
+#include "experiment/result_json.h"
 #include "real/host_topology.h"
 #include "schedlab/version.h"
 
@@ -75,6 +77,7 @@ ordered_json measure_to_json(const std::vector<MeasureResult> &runs, const HostI
     tasks.push_back(tj);
   }
   j["tasks"] = tasks;
+  experiment::bench_json(r.bench, j);
   ordered_json rs = ordered_json::array();
   double sum = 0;
   for (const auto &run : runs) {
@@ -113,6 +116,10 @@ ordered_json measure_to_json(const std::vector<MeasureResult> &runs, const HostI
   return j;
 }
 
+std::vector<double> measure_bench_metrics(const MeasureResult &r, std::uint64_t *expected) {
+  return experiment::bench_metrics(r.bench, expected);
+}
+
 std::string measure_summary(const MeasureResult &r, const HostInfo &host) {
   std::string out;
   out += fmt::format("{}: configuration \"{}\", seed {}, measured on this host\n", r.scenario,
@@ -130,6 +137,21 @@ std::string measure_summary(const MeasureResult &r, const HostInfo &host) {
                        seconds(r.completion_ns), exited, r.tasks.size());
   else
     out += fmt::format("ran for {:.3f} s (no task exited)\n", seconds(r.end_ns));
+  // The benchmarks' own lines, as they print them.
+  if (r.bench.has_hackbench) {
+    if (r.bench.hackbench_unfinished)
+      out += fmt::format("hackbench: unfinished ({} of {} messages)\n", r.bench.hackbench_messages,
+                         r.bench.hackbench_expected_messages);
+    else
+      out += fmt::format("hackbench: Time: {:.3f}\n", seconds(r.bench.hackbench_ns));
+  }
+  if (r.bench.has_schbench) {
+    const std::vector<double> m = measure_bench_metrics(r, nullptr);
+    out += fmt::format(
+        "schbench: wakeup latency p99.9 {:.0f} us, request latency p99.9 {:.0f} us, {:.1f} "
+        "requests/s\n",
+        m[1], m[2], m[3]);
+  }
   u64 ours = 0;
   for (const auto &t : r.tasks) ours += t.runtime_ns;
   if (r.host_busy_ns && r.end_ns) {

@@ -16,4 +16,8 @@ nlohmann::ordered_json measure_to_json(const std::vector<MeasureResult> &runs,
 
 std::string measure_summary(const MeasureResult &r, const HostInfo &host);
 
+// The run's benchmark metrics as an experiment summarises them (experiment::kBenchMetrics
+// order, NaN where absent); *expected gets which the run has.
+std::vector<double> measure_bench_metrics(const MeasureResult &r, std::uint64_t *expected);
+
 }  // namespace schedlab::real

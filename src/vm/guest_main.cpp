@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -326,6 +327,12 @@ int main() {
         out["config"] = c.name;
         out["seed"] = s.seed;
         out["result"] = schedlab::real::measure_to_json({r}, host);
+        std::uint64_t expected = 0;
+        ordered_json metrics = ordered_json::array();
+        for (double v : schedlab::real::measure_bench_metrics(r, &expected))
+          metrics.push_back(std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr));
+        out["bench_metrics"] = std::move(metrics);
+        out["bench_expected"] = expected;
         out["schedstat_before"] = before;
         out["schedstat_after"] = after;
         send("run", out);

@@ -628,6 +628,11 @@ TwinResult run_twin(const scenario::Scenario &s, const TwinOptions &o,
       er.forceidle_ns =
           tr.result["forceidle_ns"].is_number() ? tr.result["forceidle_ns"].get<u64>() : 0;
       er.bench.assign(experiment::kNrBenchMetrics, kNaN);
+      if (run.contains("bench_metrics") && run["bench_metrics"].is_array())
+        for (std::size_t m = 0; m < er.bench.size() && m < run["bench_metrics"].size(); m++)
+          if (run["bench_metrics"][m].is_number())
+            er.bench[m] = run["bench_metrics"][m].get<double>();
+      er.bench_expected = run.value("bench_expected", u64{0});
       u64 migrations = 0;
       for (const ordered_json &t : tr.result.at("tasks"))
         if (t["nr_migrations"].is_number()) migrations += t["nr_migrations"].get<u64>();

@@ -47,7 +47,7 @@ fi
 "$bin" measure "$src/scenarios/smoke.toml" --config Nope >/dev/null 2>&1; rc=$?
 check "unknown --config exits 2 (got $rc)" '[ $rc -eq 2 ]'
 "$bin" measure "$src/scenarios/hackbench-small.toml" >"$tmp/hb" 2>&1; rc=$?
-check "a benchmark model is refused with 3 (got $rc)" '[ $rc -eq 3 ] && grep -q "uses model hackbench, which measure does not run yet" "$tmp/hb"'
+check "a benchmark model is refused with 3 (got $rc)" '[ $rc -eq 3 ] && grep -q "uses model hackbench in process mode, which measure does not run yet" "$tmp/hb"'
 
 # Ctrl-C: a stress scenario of 10 s, interrupted after 0.5 s.
 cat >"$tmp/long.toml" <<TOML

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+// The benchmark models of a scenario run for real by `schedlab measure` (on the host or in the
+// twin's guest): hackbench (perf bench sched messaging) in thread mode over real pipes or
+// AF_UNIX stream sockets, and schbench's message and worker threads with real futexes. Each
+// member runs on its own thread, which measure has set up (name, affinity, nice, cookie); the
+// results fill the simulator's BenchReport, so they are summarised the same way.
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "sim/random.h"
+#include "workload/benchmarks.h"
+
+namespace schedlab::real {
+
+class RealBench {
+ public:
+  virtual ~RealBench() = default;
+  // Runs member `m` on the calling thread until it is done or *stop is set. `rng` is the
+  // member's phase stream (the simulator's), for the model's random draws.
+  virtual void member(int m, sim::Stream &rng, const std::atomic<bool> &stop) = 0;
+  // Unblocks every member (closes pipes, wakes futexes) once *stop is set.
+  virtual void abort() = 0;
+  virtual void report(workload::BenchReport &r) const = 0;
+};
+
+// The real benchmark of a group; nullptr for a kind measure does not run (check_supported()
+// names it first). `ns_per_loop` is measure's calibration, for the model's CPU work.
+std::unique_ptr<RealBench> make_real_bench(const workload::Benchmark &b, int members,
+                                           double ns_per_loop);
+
+// What measure cannot run ("model fork, which measure does not run yet"), or empty.
+std::string real_bench_unsupported(const workload::Benchmark &b);
+
+}  // namespace schedlab::real
