@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -133,7 +134,7 @@ int cmd_measure(const std::string &file, const std::string &config_name,
 
 struct VmArgs {
   std::string kernel, accel = "auto", seed_base, csv, workdir, guest, memory = "1024";
-  std::string qemu = "qemu-system-x86_64", boot_timeout = "180";
+  std::string qemu = "qemu-system-x86_64", boot_timeout = "180", trace;
 };
 
 // schedlab measure --vm: the configurations on the twin kernel in QEMU.
@@ -209,11 +210,26 @@ int cmd_measure_vm(const std::string &file, const std::vector<std::string> &conf
     std::fprintf(stderr, "schedlab measure: %s\n", e.what());
     return kExitBadInput;
   }
-  if (!at_most_one_stdout("measure", {{"--json", json}, {"--csv", v.csv}})) return kExitBadInput;
-  Output json_out, csv_out;
-  if (!json_out.open("measure", "--json", json) || !csv_out.open("measure", "--csv", v.csv))
+  if (!v.trace.empty()) {
+    std::set<std::string> chosen(configs.begin(), configs.end());
+    const std::size_t n =
+        configs.empty() ? std::max<std::size_t>(1, s.configs.size()) : chosen.size();
+    if (n != 1 || o.runs != 1) {
+      std::fprintf(stderr,
+                   "schedlab measure: --trace records one run: choose one configuration with "
+                   "--config and --runs 1\n");
+      return kExitBadInput;
+    }
+    o.trace = true;
+  }
+  if (!at_most_one_stdout("measure", {{"--json", json}, {"--csv", v.csv}, {"--trace", v.trace}}))
+    return kExitBadInput;
+  Output json_out, csv_out, trace_out;
+  if (!json_out.open("measure", "--json", json) || !csv_out.open("measure", "--csv", v.csv) ||
+      !trace_out.open("measure", "--trace", v.trace))
     return kExitError;
-  std::FILE *text = text_stream(json_out.to_stdout() || csv_out.to_stdout());
+  std::FILE *text =
+      text_stream(json_out.to_stdout() || csv_out.to_stdout() || trace_out.to_stdout());
   o.progress = [](const std::string &line) {
     std::fprintf(stderr, "schedlab measure: %s\n", line.c_str());
   };
@@ -240,6 +256,7 @@ int cmd_measure_vm(const std::string &file, const std::vector<std::string> &conf
   if (rc) {
     json_out.discard();
     csv_out.discard();
+    trace_out.discard();
     std::fprintf(stderr, "schedlab measure: the guest's files are in %s\n", o.workdir.c_str());
     return rc;
   }
@@ -249,6 +266,13 @@ int cmd_measure_vm(const std::string &file, const std::vector<std::string> &conf
   if (int wrc = json_out.write(vm::twin_to_json(r).dump(2) + "\n")) return wrc;
   if (csv_out.wanted())
     if (int wrc = csv_out.write(experiment::experiment_csv(r.experiment))) return wrc;
+  if (trace_out.wanted()) {
+    if (r.traces.empty()) {
+      trace_out.discard();
+    } else if (int wrc = trace_out.write(r.traces.front().text)) {
+      return wrc;
+    }
+  }
   if (!r.failure.empty()) {
     std::fprintf(stderr, "schedlab measure: %s (the %zu complete seeds before it are kept)\n",
                  r.failure.c_str(), r.experiment.seeds.size());
@@ -309,6 +333,10 @@ Command add_measure_command(CLI::App &app) {
       ->type_name("DIR");
   cmd->add_option("--memory", a->v.memory, "With --vm: the guest's memory in MiB (default 1024)")
       ->type_name("MIB");
+  cmd->add_option("--trace", a->v.trace,
+                  "With --vm, one configuration and --runs 1: the guest kernel's sched events "
+                  "(ftrace text, as its trace file prints them) to FILE or -")
+      ->type_name("FILE");
   cmd->add_option("--qemu", a->v.qemu,
                   "With --vm: the QEMU program (default qemu-system-x86_64 on the PATH)")
       ->type_name("FILE");
@@ -326,10 +354,10 @@ Command add_measure_command(CLI::App &app) {
             if (!a->v.kernel.empty() || a->v.accel != defaults.accel || !a->v.seed_base.empty() ||
                 !a->v.csv.empty() || !a->v.workdir.empty() || a->v.memory != defaults.memory ||
                 !a->v.guest.empty() || a->v.qemu != defaults.qemu ||
-                a->v.boot_timeout != defaults.boot_timeout) {
+                a->v.boot_timeout != defaults.boot_timeout || !a->v.trace.empty()) {
               std::fprintf(stderr,
                            "schedlab measure: --kernel, --accel, --seed-base, --csv, --workdir, "
-                           "--memory, --qemu, --boot-timeout and --guest need --vm\n");
+                           "--memory, --qemu, --boot-timeout, --trace and --guest need --vm\n");
               return kExitBadInput;
             }
             if (a->configs.size() > 1) {

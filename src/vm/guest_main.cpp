@@ -218,6 +218,39 @@ ordered_json measure_timing() {
   return t;
 }
 
+// The scheduler's tracepoints into the ftrace ring buffer, as `trace-cmd record -e sched`
+// would set them (nop tracer, no function tracing).
+constexpr const char *kTracing = "/sys/kernel/tracing/";
+constexpr const char *kTraceEvents[] = {
+    "sched_switch",       "sched_waking",       "sched_wakeup",      "sched_wakeup_new",
+    "sched_migrate_task", "sched_process_fork", "sched_process_exit"};
+
+std::string setup_tracing() {
+  const std::string t = kTracing;
+  for (const auto &[file, value] :
+       std::vector<std::pair<std::string, std::string>>{{"tracing_on", "0"},
+                                                        {"current_tracer", "nop"},
+                                                        {"trace_clock", "local"},
+                                                        {"buffer_size_kb", "16384"}})
+    if (std::string err = write_file(t + file, value); !err.empty())
+      return "writing " + value + " to " + t + file + ": " + err;
+  for (const char *e : kTraceEvents)
+    if (std::string err = write_file(t + "events/sched/" + e + "/enable", "1"); !err.empty())
+      return std::string("enabling sched:") + e + ": " + err;
+  return {};
+}
+
+// Events the ring buffer dropped, over every CPU ("overrun" of per_cpu/cpuN/stats).
+std::uint64_t trace_overruns() {
+  std::uint64_t sum = 0;
+  for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN); c++) {
+    std::istringstream in(
+        read_file(std::string(kTracing) + "per_cpu/cpu" + std::to_string(c) + "/stats"));
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("overrun: ", 0) == 0) sum += std::stoull(line.substr(9));
+  }
+  return sum;
+}
 }  // namespace
 
 int main() {
@@ -311,6 +344,10 @@ int main() {
         c.writes.emplace_back("/sys/kernel/debug/sched/" + tun,
                               std::to_string(value.get<long long>()));
     }
+    const bool trace = job.value("trace", false);
+    if (trace)
+      if (const std::string err = setup_tracing(); !err.empty())
+        finish("unsupported", "tracing: " + err);
     // Seed by seed, every configuration: a run cut short keeps whole seeds, paired.
     for (const ordered_json &seed : job.at("seeds")) {
       for (const Config &c : configs) {
@@ -319,10 +356,21 @@ int main() {
             finish("error", "configuration \"" + c.name + "\": writing " + value + " to " + file +
                                 ": " + err);
         s.seed = seed.get<std::uint64_t>();
+        if (trace) {
+          write_file(std::string(kTracing) + "trace", "");  // clears the buffer
+          write_file(std::string(kTracing) + "tracing_on", "1");
+        }
         const std::string before = read_file("/proc/schedstat");
         const schedlab::real::MeasureResult r =
             schedlab::real::run_measure(s, c.spec, host, no_interrupt);
         const std::string after = read_file("/proc/schedstat");
+        if (trace) {
+          write_file(std::string(kTracing) + "tracing_on", "0");
+          send("trace", {{"config", c.name},
+                         {"seed", s.seed},
+                         {"overruns", trace_overruns()},
+                         {"text", read_file(std::string(kTracing) + "trace")}});
+        }
         ordered_json out;
         out["config"] = c.name;
         out["seed"] = s.seed;

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -171,7 +172,7 @@ class Qemu {
 // What one boot gave: frames and how it ended.
 struct Boot {
   ordered_json hello, timing;
-  std::vector<ordered_json> runs;
+  std::vector<ordered_json> runs, traces;
   bool done = false, reached_guest = false;
   std::string failure;
   bool unsupported = false, interrupted = false;
@@ -234,6 +235,49 @@ void check_twin_supported(const scenario::Scenario &s, const TwinOptions &o) {
   }
 }
 
+std::string remap_trace_cpus(const std::string &text, const std::vector<int> &unmap) {
+  bool identity = true;
+  for (std::size_t i = 0; i < unmap.size(); i++) identity &= unmap[i] == static_cast<int>(i);
+  if (identity) return text;
+  auto mapped = [&](const std::string &digits) {
+    const int g = std::stoi(digits);
+    return g >= 0 && static_cast<std::size_t>(g) < unmap.size()
+               ? std::to_string(unmap[static_cast<std::size_t>(g)])
+               : digits;
+  };
+  std::string out;
+  out.reserve(text.size());
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    std::string line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    if (!line.empty() && line[0] != '#') {
+      // The CPU column: the first "[digits]" of the line.
+      const std::size_t lb = line.find('[');
+      const std::size_t rb = lb == std::string::npos ? lb : line.find(']', lb);
+      if (rb != std::string::npos && rb > lb + 1 &&
+          line.find_first_not_of("0123456789", lb + 1) == rb) {
+        std::string d = mapped(line.substr(lb + 1, rb - lb - 1));
+        while (d.size() < rb - lb - 1) d.insert(d.begin(), '0');
+        line.replace(lb + 1, rb - lb - 1, d);
+      }
+      for (const char *key : {"target_cpu=", "orig_cpu=", "dest_cpu="}) {
+        const std::size_t at = line.find(key);
+        if (at == std::string::npos) continue;
+        const std::size_t v = at + std::strlen(key);
+        const std::size_t end = line.find_first_not_of("0123456789", v);
+        const std::size_t n = (end == std::string::npos ? line.size() : end) - v;
+        if (n) line.replace(v, n, mapped(line.substr(v, n)));
+      }
+    }
+    out += line;
+    if (eol < text.size()) out += '\n';
+  }
+  return out;
+}
+
 SchedstatSums schedstat_sums(const Schedstat &s) {
   SchedstatSums x;
   for (const SchedstatCpu &c : s.cpus) {
@@ -262,12 +306,13 @@ SchedstatSums schedstat_sums(const Schedstat &s) {
 namespace {
 
 ordered_json job_json(const scenario::Scenario &s, const std::vector<experiment::ConfigChoice> &cs,
-                      const std::vector<u64> &seeds, const std::string &scenario_path) {
+                      const std::vector<u64> &seeds, const std::string &scenario_path, bool trace) {
   ordered_json job;
   job["schedlab_version"] = kVersion;
   job["scenario"] = scenario_path;
   job["cpu_map"] = guest_cpu_map(s.topology);
   job["seeds"] = seeds;
+  job["trace"] = trace;
   ordered_json configs = ordered_json::array();
   for (const auto &c : cs) {
     ordered_json jc;
@@ -415,6 +460,8 @@ Boot boot_once(const scenario::Scenario &s, const TwinOptions &o, const std::str
               r.value("config", "?"), r.value("seed", 0),
               r.contains("result") ? r["result"].value("completion_time_s", 0.0) : 0.0));
         }
+      } else if (f->kind == "trace") {
+        b.traces.push_back(std::move(p));
       } else if (f->kind == "done") {
         b.done = true;
       } else if (f->kind == "unsupported" || f->kind == "error") {
@@ -524,7 +571,8 @@ TwinResult run_twin(const scenario::Scenario &s, const TwinOptions &o,
     for (const auto &lib : shared_libraries(guest)) ir.copy_file(lib.string(), lib, 0755);
     const std::string scenario_name = std::filesystem::path(s.file).filename().string();
     ir.copy_file("/job/" + scenario_name, s.file, 0644);
-    ir.add_file("/job/job.json", job_json(s, chosen, seeds, "/job/" + scenario_name).dump(2));
+    ir.add_file("/job/job.json",
+                job_json(s, chosen, seeds, "/job/" + scenario_name, o.trace).dump(2));
     std::ofstream out(o.workdir / "initramfs.cpio", std::ios::binary);
     const std::string a = ir.archive();
     out.write(a.data(), static_cast<std::streamsize>(a.size()));
@@ -643,6 +691,17 @@ TwinResult run_twin(const scenario::Scenario &s, const TwinOptions &o,
       e.configs[c].runs.push_back(std::move(er));
       r.runs.push_back(std::move(tr));
     }
+  }
+  for (const ordered_json &t : b.traces) {
+    TwinTrace tt;
+    tt.config = t.value("config", "");
+    tt.seed = t.value("seed", u64{0});
+    tt.overruns = t.value("overruns", u64{0});
+    tt.text = remap_trace_cpus(t.value("text", ""), unmap);
+    if (tt.overruns)
+      r.warnings.push_back(fmt::format("the guest's trace buffer dropped {} events ({} seed {})",
+                                       tt.overruns, tt.config, tt.seed));
+    r.traces.push_back(std::move(tt));
   }
   if (e.seeds.empty() && !r.failure.empty()) {
     if (r.unsupported) throw TwinUnsupported(r.failure);

@@ -29,6 +29,8 @@ struct TwinOptions {
   unsigned memory_mb = 1024;
   // Seconds to reach the guest's first report (boot), and the slack of each run's timeout.
   unsigned boot_timeout_s = 180, kvm_probe_s = 30;
+  // Record the sched tracepoints of every run in the guest's ftrace buffer (TwinResult::traces).
+  bool trace = false;
   // Called with one line of progress ("run 3 of 18: Cookie seed 2: 24.1 s").
   std::function<void(const std::string &)> progress;
 };
@@ -50,9 +52,17 @@ struct TwinRun {
   Schedstat schedstat;  // the run's /proc/schedstat delta, CPUs numbered as the scenario's
 };
 
+struct TwinTrace {
+  std::string config;
+  u64 seed = 0;
+  u64 overruns = 0;  // events the guest's ring buffer dropped
+  std::string text;  // the guest's trace file, CPU ids as the scenario's
+};
+
 struct TwinResult {
   experiment::ExperimentResult experiment;  // completion, forced idle, newidle and moves
   std::vector<TwinRun> runs;                // in the order they ran
+  std::vector<TwinTrace> traces;            // with TwinOptions::trace
   nlohmann::ordered_json guest;             // what the guest said of itself
   nlohmann::ordered_json timing;            // its timing distortion
   std::string accel;                        // "kvm" or "tcg"
@@ -83,6 +93,10 @@ TwinResult run_twin(const scenario::Scenario &s, const TwinOptions &o,
 nlohmann::ordered_json twin_to_json(const TwinResult &r);
 // The experiment's table, then the twin's own (accelerator, timing, schedstat by config).
 std::string twin_table(const TwinResult &r);
+
+// An ftrace text trace with the guest's CPU ids (the "[NNN]" column, target_cpu=, orig_cpu=,
+// dest_cpu=) replaced by the scenario's: unmap[guest cpu] = scenario cpu.
+std::string remap_trace_cpus(const std::string &text, const std::vector<int> &unmap);
 
 // The schedstat figures the twin reports per run (sums over CPUs and domains).
 struct SchedstatSums {

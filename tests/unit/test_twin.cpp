@@ -146,6 +146,32 @@ TEST(TwinCpuMap, X86NumberingMapsSiblingsOntoQemusAdjacentOnes) {
   EXPECT_EQ(guest_cpu_map(t), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
 }
 
+TEST(TwinTrace, GuestCpuIdsBecomeTheScenarios) {
+  // x86 numbering on 2 cores x 2 threads: scenario CPUs 0,1,2,3 are guest 0,2,1,3.
+  TopologySpec t;
+  t.cores_per_llc = 2;
+  t.threads_per_core = 2;
+  const std::vector<int> map = guest_cpu_map(t);
+  std::vector<int> unmap(map.size());
+  for (std::size_t c = 0; c < map.size(); c++)
+    unmap[static_cast<std::size_t>(map[c])] = static_cast<int>(c);
+  const std::string in =
+      "# tracer: nop\n"
+      "        worker-0-61      [002] d..2.   12.000100: sched_switch: prev_comm=worker-0 "
+      "prev_pid=61 prev_prio=120 prev_state=S ==> next_comm=swapper/2 next_pid=0 next_prio=120\n"
+      "        worker-1-62      [001] d..3.   12.000200: sched_wakeup: comm=worker-0 pid=61 "
+      "prio=120 target_cpu=002\n"
+      "          <idle>-0       [003] d..2.   12.000300: sched_migrate_task: comm=worker-0 "
+      "pid=61 prio=120 orig_cpu=2 dest_cpu=1";
+  const std::string out = remap_trace_cpus(in, unmap);
+  EXPECT_NE(out.find("worker-0-61      [001] d..2.   12.000100: sched_switch"), std::string::npos);
+  EXPECT_NE(out.find("worker-1-62      [002] d..3."), std::string::npos);
+  EXPECT_NE(out.find("target_cpu=1\n"), std::string::npos);
+  EXPECT_NE(out.find("orig_cpu=1 dest_cpu=2"), std::string::npos);
+  EXPECT_NE(out.find("[003]"), std::string::npos);
+  EXPECT_EQ(remap_trace_cpus(in, {0, 1, 2, 3}), in);
+}
+
 scenario::Scenario scenario_of(const std::string &extra) {
   return scenario::parse_scenario(R"([scenario]
 name = "t"
