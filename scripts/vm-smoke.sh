@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Boots a twin kernel (scripts/build-kernel.sh) in QEMU on 4 vCPUs as one socket of
 # 2 SMT2 cores, with tools/vm-init/init.c as /init, and checks what the guest reports:
-# 4 CPUs online, siblings {0,1} and {2,3}, core scheduling cookies that work, and a
-# readable sched features file. KVM is used only if a bounded probe boot reaches /init;
+# 4 CPUs online, siblings {0,1} and {2,3}, core scheduling cookies that work, a
+# readable sched features file, and in it every SCHED_FEAT() switch that the image's
+# patches (kernel-patches/<version>/) add, off by default (NO_NAME). KVM is used only
+# if a bounded probe boot reaches /init;
 # otherwise TCG. Prints one verdict line; exits 0 only if every check passes.
 # See docs/vm.md.
 #
@@ -140,14 +142,41 @@ elif [ -z "$cookie" ] || [ "$cookie" = 0x0 ] || [[ "$cookie" == error* ]]; then
   errors+=("PR_SCHED_CORE_GET gave no non-zero cookie ('${cookie:-none}')")
 fi
 features=$(val sched_features)
-if [ -z "$features" ] || [[ "$features" == unreadable* ]]; then
-  errors+=("/sys/kernel/debug/sched/features is not readable (${features:-no report})")
-fi
 hz=$(val hz)
 release=$(val kernel_release)
+switches=()
+if [ -z "$features" ] || [[ "$features" == unreadable* ]]; then
+  errors+=("/sys/kernel/debug/sched/features is not readable (${features:-no report})")
+else
+  # The switches that the patches add: those the image was built with (inputs.txt
+  # beside it, from build-kernel.sh), else every patch for the kernel's version.
+  version=$(sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' <<<"$release")
+  patchdir="$root/kernel-patches/${version:-none}"
+  patches=()
+  inputs="$(dirname "$bzimage")/inputs.txt"
+  if [ -f "$inputs" ] && grep -q '^patches ' "$inputs"; then
+    while IFS= read -r name; do
+      if [ -f "$patchdir/$name" ]; then patches+=("$patchdir/$name"); fi
+    done < <(sed -n 's/^  \(.*\.patch\)$/\1/p' "$inputs")
+  else
+    shopt -s nullglob
+    patches=("$patchdir"/*.patch)
+    shopt -u nullglob
+  fi
+  if [ ${#patches[@]} -gt 0 ]; then
+    mapfile -t switches < <(sed -n 's/^+SCHED_FEAT(\([A-Za-z0-9_]*\),.*/\1/p' "${patches[@]}")
+  fi
+  for name in ${switches[@]+"${switches[@]}"}; do
+    if [[ " $features " == *" $name "* ]]; then
+      errors+=("sched feature $name (kernel-patches/$version) is on by default, expected NO_$name")
+    elif [[ " $features " != *" NO_$name "* ]]; then
+      errors+=("sched feature $name (kernel-patches/$version) is not in the features file")
+    fi
+  done
+fi
 
 if [ ${#errors[@]} -gt 0 ]; then
   for e in "${errors[@]}"; do echo "vm-smoke: $e" >&2; done
   fail "${#errors[@]} check(s) failed ($ran, kernel ${release:-?}) (log: $log)"
 fi
-echo "vm-smoke: PASS ($ran): kernel $release, 4 CPUs, SMT siblings {0,1} {2,3}, core cookie $cookie, HZ ${hz:-unknown}, $(wc -w <<<"$features") sched features readable"
+echo "vm-smoke: PASS ($ran): kernel $release, 4 CPUs, SMT siblings {0,1} {2,3}, core cookie $cookie, HZ ${hz:-unknown}, $(wc -w <<<"$features") sched features readable, ${#switches[@]} patch switches off by default"

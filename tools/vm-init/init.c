@@ -28,13 +28,15 @@
 #define SCOPE_PIDTYPE_PID 0  // enum pid_type's PIDTYPE_PID: this thread only
 
 static void say(const char *key, const char *fmt, ...) {
-  char value[512];
+  // Long enough for the features file: one line of every SCHED_FEAT() name, the
+  // patches' switches included.
+  char value[2048];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(value, sizeof value, fmt, ap);
   va_end(ap);
   // One write per line, so lines from the kernel cannot land inside it.
-  char line[640];
+  char line[2176];
   int n = snprintf(line, sizeof line, "SCHEDLAB-VM %s=%s\n", key, value);
   if (n > (int)sizeof line - 1) n = sizeof line - 1;
   if (write(1, line, (size_t)n) < 0) { /* nothing to do without a console */ }
@@ -144,8 +146,10 @@ int main(void) {
 
   report_core_cookie();
 
-  if (first_line("/sys/kernel/debug/sched/features", buf, sizeof buf))
-    say("sched_features", "%s", buf);
+  // The whole file is one line: each feature's name, NO_NAME when it is off.
+  char features[2048];
+  if (first_line("/sys/kernel/debug/sched/features", features, sizeof features))
+    say("sched_features", "%s", features);
   else
     say("sched_features", "unreadable %s", strerrorname_np(errno) ? strerrorname_np(errno) : "?");
 
