@@ -268,6 +268,113 @@ class Schbench : public RealBench {
   std::vector<Time> wakeup_, request_;
 };
 
+// A VM as threads of the process: vCPU threads that spin (stress guest), stay halted (idle
+// guest) or run an hwlat tracer, and VMM threads of short periodic bursts. The hwlat tracer
+// samples as kernel/trace/trace_hwlat.c does: in its window (`width` of every `window`, round
+// robin over the vCPUs) it reads the clock in a tight loop, and a gap between two reads is
+// time the vCPU did not run; a gap above `threshold` is a sample. Outside its window the vCPU
+// sleeps.
+class Vm : public RealBench {
+ public:
+  Vm(const workload::VmSpec &s, std::string name, double ns_per_loop)
+      : s_(s), name_(std::move(name)), ns_per_loop_(ns_per_loop), barrier_(s.tasks()) {}
+  bool infinite() const override { return true; }
+
+  void member(int m, sim::Stream &rng, const std::atomic<bool> &stop) override {
+    if (!barrier_.arrive(stop)) return;
+    const std::uint64_t t0 = barrier_.release_ns();
+    auto sleep_to = [&](std::uint64_t until) {
+      while (!stop.load(std::memory_order_relaxed)) {
+        const std::uint64_t now = monotonic_ns();
+        if (now >= until) return;
+        const std::uint64_t d = std::min<std::uint64_t>(until - now, 50'000'000);
+        timespec ts{static_cast<time_t>(d / 1'000'000'000u), static_cast<long>(d % 1'000'000'000u)};
+        nanosleep(&ts, nullptr);
+      }
+    };
+    if (m >= s_.vcpus) {  // a VMM thread: a jittered period, then a burst
+      const Time half = s_.vmm_period / 2;
+      while (!stop.load(std::memory_order_relaxed)) {
+        sleep_to(monotonic_ns() + std::max<Time>(1, half + rng.uniform_u64(0, 2 * half)));
+        if (s_.vmm_burst && !stop.load()) burn_ns(ns_per_loop_, s_.vmm_burst, &stop);
+      }
+      return;
+    }
+    switch (s_.guest) {
+      case workload::VmSpec::Guest::Stress:
+        while (!stop.load(std::memory_order_relaxed)) burn_loops(100000);
+        return;
+      case workload::VmSpec::Guest::Idle:
+        while (!stop.load(std::memory_order_relaxed)) sleep_to(monotonic_ns() + 50'000'000);
+        return;
+      case workload::VmSpec::Guest::Hwlat:
+        break;
+    }
+    const std::uint64_t vcpus = static_cast<std::uint64_t>(s_.vcpus);
+    std::uint64_t windows = 0, samples = 0, sampling = 0;
+    Time max_gap = 0, sum_gap = 0, breach = 0;
+    while (!stop.load(std::memory_order_relaxed)) {
+      const std::uint64_t t = monotonic_ns() - t0;
+      std::uint64_t k = t / s_.window;
+      if (!(k % vcpus == static_cast<std::uint64_t>(m) && t < k * s_.window + s_.width)) {
+        k++;
+        k += (static_cast<std::uint64_t>(m) + vcpus - k % vcpus) % vcpus;
+        sleep_to(t0 + k * s_.window);
+        continue;
+      }
+      // get_sample(): read the clock until the width's end; gaps between reads are lost time.
+      windows++;
+      const std::uint64_t end = t0 + k * s_.window + s_.width;
+      std::uint64_t last = monotonic_ns();
+      const std::uint64_t start = last;
+      while (last < end && !stop.load(std::memory_order_relaxed)) {
+        const std::uint64_t now = monotonic_ns();
+        const Time gap = now - last;
+        if (gap > kMinGapNs) {
+          sum_gap += std::min(now, end) - last;
+          max_gap = std::max(max_gap, gap);
+          if (gap > s_.threshold) {
+            samples++;
+            breach += gap;
+          }
+        }
+        last = now;
+      }
+      sampling += std::min(last, end) - start;
+    }
+    std::lock_guard lock(mu_);
+    v_.windows += windows;
+    v_.samples += samples;
+    v_.sampling_ns += sampling;
+    v_.max_gap_ns = std::max(v_.max_gap_ns, max_gap);
+    v_.sum_gap_ns += sum_gap;
+    v_.breach_gap_ns += breach;
+  }
+
+  void abort() override {}
+
+  void report(BenchReport &r) const override {
+    std::lock_guard lock(mu_);
+    BenchReport::Vm v = v_;
+    v.name = name_;
+    v.guest = s_.guest;
+    v.width = s_.width;
+    v.window = s_.window;
+    v.threshold = s_.threshold;
+    r.vms.push_back(v);
+  }
+
+ private:
+  // Reads closer than this are the loop's own pace, not time away from the CPU.
+  static constexpr Time kMinGapNs = 1000;
+  workload::VmSpec s_;
+  std::string name_;
+  double ns_per_loop_;
+  StartBarrier barrier_;
+  mutable std::mutex mu_;
+  BenchReport::Vm v_;
+};
+
 }  // namespace
 
 std::string real_bench_unsupported(const workload::Benchmark &b) {
@@ -287,20 +394,21 @@ std::string real_bench_unsupported(const workload::Benchmark &b) {
     case K::Fork:
       return "model fork, which measure does not run yet";
     case K::Vm:
-      return "model vm, which measure does not run yet";
+      return {};
     case K::Replay:
       return "model trace replay, which measure does not run yet";
   }
   return "an unknown model";
 }
 
-std::unique_ptr<RealBench> make_real_bench(const workload::Benchmark &b, int members,
-                                           double ns_per_loop) {
+std::unique_ptr<RealBench> make_real_bench(const workload::Benchmark &b, const std::string &name,
+                                           int members, double ns_per_loop) {
   if (!real_bench_unsupported(b).empty()) return nullptr;
   if (b.kind == workload::Benchmark::Kind::Hackbench)
     return std::make_unique<Hackbench>(b.hackbench);
   if (b.kind == workload::Benchmark::Kind::Schbench)
     return std::make_unique<Schbench>(b.schbench, members, ns_per_loop);
+  if (b.kind == workload::Benchmark::Kind::Vm) return std::make_unique<Vm>(b.vm, name, ns_per_loop);
   return nullptr;
 }
 

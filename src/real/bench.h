@@ -4,6 +4,7 @@
 // twin's guest): hackbench (perf bench sched messaging) in thread mode over real pipes or
 // AF_UNIX stream sockets, and schbench's message and worker threads with real futexes. Each
 // member runs on its own thread, which measure has set up (name, affinity, nice, cookie); the
+// VMs run as threads too (vCPUs, an hwlat tracer, VMM threads). The
 // results fill the simulator's BenchReport, so they are summarised the same way.
 #include <atomic>
 #include <memory>
@@ -23,12 +24,14 @@ class RealBench {
   // Unblocks every member (closes pipes, wakes futexes) once *stop is set.
   virtual void abort() = 0;
   virtual void report(workload::BenchReport &r) const = 0;
+  // Members that run until the run ends (VMs), rather than to an end of their own.
+  virtual bool infinite() const { return false; }
 };
 
-// The real benchmark of a group; nullptr for a kind measure does not run (check_supported()
+// The real benchmark of group `name`; nullptr for a kind measure does not run (check_supported()
 // names it first). `ns_per_loop` is measure's calibration, for the model's CPU work.
-std::unique_ptr<RealBench> make_real_bench(const workload::Benchmark &b, int members,
-                                           double ns_per_loop);
+std::unique_ptr<RealBench> make_real_bench(const workload::Benchmark &b, const std::string &name,
+                                           int members, double ns_per_loop);
 
 // What measure cannot run ("model fork, which measure does not run yet"), or empty.
 std::string real_bench_unsupported(const workload::Benchmark &b);

@@ -147,6 +147,17 @@ bool needs_cookies(const ConfigSpec *c) {
   return c && (!c->cookies.empty() || !c->prctl.empty());
 }
 
+// One of the scenario's resources (rt-app's events between tasks), as real pthread objects:
+// `mtx` is the mutex of a Mutex resource, or the internal mutex rt-app takes around suspend,
+// resume and barriers; `cond` the condition variable.
+struct SyncRes {
+  pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
+  pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+  std::atomic<int> holder{0};                  // Mutex: the tid that holds it, 0 when free
+  u64 users = 0, arrived = 0, generation = 0;  // Barrier
+  u64 timer_next = 0;                          // a shared Timer's next boundary (0: unset)
+};
+
 // One scenario task as a host thread.
 struct Task {
   std::string comm;
@@ -157,12 +168,21 @@ struct Task {
   int tid = 0;
   bool ready = false, done = false;
   std::string setup_error;
-  std::function<int()> op;     // a prctl() this thread must make as `current`
-  RealBench *bench = nullptr;  // the group's benchmark, when it runs one
-  int member = 0;              // index in the group
+  std::function<int()> op;      // a prctl() this thread must make as `current`
+  RealBench *bench = nullptr;   // the group's benchmark, when it runs one
+  int member = 0;               // index in the group
+  u64 first_ns = 0;             // when it started (rt-app's t_first), for its timers
+  std::vector<u64> timer_next;  // its own ("unique") timers' next boundaries
   int op_result = 0;
   TaskResult result;
 };
+
+void count_barrier_uses(const std::vector<workload::Phase> &phases, std::deque<SyncRes> &sync) {
+  for (const workload::Phase &ph : phases) {
+    if (ph.kind == workload::Phase::Kind::Loop) count_barrier_uses(ph.body, sync);
+    if (ph.kind == workload::Phase::Kind::Barrier) sync[ph.res].users++;
+  }
+}
 
 class Runner {
  public:
@@ -176,6 +196,9 @@ class Runner {
   void setup(Task &t);
   void act(Task &t, u64 t0);
   bool sleep_until(u64 deadline_ns) const;
+  bool do_sync(Task &t, const workload::Phase &ph);
+  bool cond_wait(SyncRes &c, pthread_mutex_t *m);
+  bool lock(SyncRes &m, int tid);
   int call_on(Task &t, std::function<int()> op);
   void apply_cookies();
   Task &by_name(const std::string &comm);
@@ -186,6 +209,7 @@ class Runner {
   const std::atomic<bool> &interrupt_;
   std::deque<Task> tasks_;
   std::vector<std::unique_ptr<RealBench>> benches_;
+  std::deque<SyncRes> sync_;  // by resource index
   std::mutex mu_;
   std::condition_variable cv_;
   bool go_ = false;
@@ -266,14 +290,142 @@ void Runner::act(Task &t, u64 t0) {
       case Action::Kind::Forever:
         while (!stop_.load(std::memory_order_relaxed)) burn_loops(100000);
         return;
+      case Action::Kind::Sync:
+        if (!do_sync(t, *a.phase)) return;
+        break;
       case Action::Kind::Exit:
         t.result.exited = true;
         t.result.exit_ns = monotonic_ns() - t0;
         return;
-      default:  // Block (benchmark models) and events between tasks: refused before the run
+      default:  // Block: the benchmark models' own, which run in RealBench
         return;
     }
   }
+}
+
+// pthread_cond_timedwait() in slices, so that a stop request is seen; returns false on stop.
+// Like rt-app's single pthread_cond_wait(), any wakeup ends the wait.
+bool Runner::cond_wait(SyncRes &c, pthread_mutex_t *m) {
+  for (;;) {
+    if (stop_.load(std::memory_order_relaxed)) return false;
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 50'000'000;
+    if (ts.tv_nsec >= 1'000'000'000) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1'000'000'000;
+    }
+    if (pthread_cond_timedwait(&c.cond, m, &ts) != ETIMEDOUT) return true;
+  }
+}
+
+bool Runner::lock(SyncRes &m, int tid) {
+  for (;;) {
+    if (stop_.load(std::memory_order_relaxed)) return false;
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 50'000'000;
+    if (ts.tv_nsec >= 1'000'000'000) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1'000'000'000;
+    }
+    if (pthread_mutex_timedlock(&m.mtx, &ts) == 0) {
+      m.holder.store(tid);
+      return true;
+    }
+  }
+}
+
+// rt-app's events between tasks, with real pthread objects and clock_nanosleep(), as
+// experiment/simulation.cpp models them. Returns false when the run is stopping.
+bool Runner::do_sync(Task &t, const workload::Phase &ph) {
+  using K = workload::Phase::Kind;
+  SyncRes &r = sync_[ph.res];
+  switch (ph.kind) {
+    case K::Timer: {
+      // The first use starts from the task's start; each use moves the boundary one period on
+      // and sleeps until it if it is ahead; after an overrun "relative" restarts from now.
+      const bool own = s_.resources[ph.res].per_task;
+      u64 next;
+      {
+        std::lock_guard lock(mu_);
+        u64 &n = own ? t.timer_next[ph.res] : r.timer_next;
+        if (n == 0) n = t.first_ns;
+        n += ph.dist.a;
+        next = n;
+      }
+      if (monotonic_ns() < next) return sleep_until(next);
+      if (!ph.absolute) {
+        std::lock_guard lock(mu_);
+        (own ? t.timer_next[ph.res] : r.timer_next) = monotonic_ns();
+      }
+      return true;
+    }
+    case K::Yield:
+      sched_yield();
+      return true;
+    case K::Barrier: {
+      pthread_mutex_lock(&r.mtx);
+      if (++r.arrived < r.users) {
+        const u64 gen = r.generation;
+        bool ok = true;
+        while (ok && r.generation == gen) ok = cond_wait(r, &r.mtx);
+        pthread_mutex_unlock(&r.mtx);
+        return ok;
+      }
+      r.arrived = 0;
+      r.generation++;
+      pthread_cond_broadcast(&r.cond);
+      pthread_mutex_unlock(&r.mtx);
+      return true;
+    }
+    case K::Suspend: {
+      pthread_mutex_lock(&r.mtx);
+      const bool ok = cond_wait(r, &r.mtx);
+      pthread_mutex_unlock(&r.mtx);
+      return ok;
+    }
+    case K::Resume:
+      pthread_mutex_lock(&r.mtx);
+      pthread_cond_broadcast(&r.cond);
+      pthread_mutex_unlock(&r.mtx);
+      return true;
+    case K::Broadcast:
+      pthread_cond_broadcast(&r.cond);
+      return true;
+    case K::Signal:
+      pthread_cond_signal(&r.cond);
+      return true;
+    case K::Lock:
+      return lock(r, t.tid);
+    case K::Unlock:
+      // As glibc's default mutex: released whoever holds it.
+      r.holder.store(0);
+      pthread_mutex_unlock(&r.mtx);
+      return true;
+    case K::Wait:
+    case K::Sync: {
+      // pthread_cond_wait(condition res, mutex res2): the mutex is taken first if the task
+      // does not hold it (the simulator then takes it after the wakeup), and held after.
+      SyncRes &m = sync_[ph.res2];
+      if (m.holder.load() != t.tid && !lock(m, t.tid)) return false;
+      if (ph.kind == K::Sync) pthread_cond_signal(&r.cond);
+      m.holder.store(0);
+      const bool ok = cond_wait(r, &m.mtx);
+      m.holder.store(t.tid);
+      if (!ok) {
+        m.holder.store(0);
+        pthread_mutex_unlock(&m.mtx);
+      }
+      return ok;
+    }
+    case K::Run:
+    case K::Runtime:
+    case K::Sleep:
+    case K::Loop:
+      break;
+  }
+  return true;
 }
 
 void Runner::body(Task &t) {
@@ -296,7 +448,8 @@ void Runner::body(Task &t) {
   }
   const u64 t0 = t0_;
   if (go_ && sleep_until(t0 + t.start_delay_ns)) {
-    t.result.start_ns = monotonic_ns() - t0;
+    t.first_ns = monotonic_ns();
+    t.result.start_ns = t.first_ns - t0;
     act(t, t0);
   }
   read_task_stats(t.tid, t.result);
@@ -376,7 +529,7 @@ MeasureResult Runner::run() {
   for (const TaskGroupSpec &g : s_.groups) {
     RealBench *bench = nullptr;
     if (g.bench.kind != workload::Benchmark::Kind::None) {
-      benches_.push_back(make_real_bench(g.bench, g.count, host_.ns_per_loop));
+      benches_.push_back(make_real_bench(g.bench, g.name, g.count, host_.ns_per_loop));
       bench = benches_.back().get();
       if (!bench)
         throw Unsupported("measure: task group " + g.name + " uses " +
@@ -391,10 +544,16 @@ MeasureResult Runner::run() {
       t.start_delay_ns = workload::draw(g.start, start_rng);
       t.cursor = workload::Cursor(&g.phases, g.loops, g.stress);
       t.result.comm = t.comm;
-      t.result.finite = bench || (!g.stress && g.loops != 0);
+      t.result.finite = bench ? !bench->infinite() : !g.stress && g.loops != 0;
       t.bench = bench;
       t.member = i;
     }
+  }
+  // rt-app counts a barrier's users at parse time: every use of its name in a thread's events.
+  for (std::size_t i = 0; i < s_.resources.size(); i++) sync_.emplace_back();
+  for (Task &t : tasks_) {
+    t.timer_next.assign(s_.resources.size(), 0);
+    if (!t.bench) count_barrier_uses(t.group->phases, sync_);
   }
   std::vector<std::thread> threads;
   threads.reserve(tasks_.size());
@@ -406,6 +565,7 @@ MeasureResult Runner::run() {
       cv_.notify_all();
     }
     for (auto &b : benches_) b->abort();
+    for (SyncRes &r : sync_) pthread_cond_broadcast(&r.cond);
     for (auto &th : threads) th.join();
   };
   std::string setup_error;
@@ -472,6 +632,10 @@ MeasureResult Runner::run() {
       r.completion_ns = std::max(r.completion_ns, t.result.exit_ns);
   }
   for (const auto &b : benches_) b->report(r.bench);
+  // Forced idle charged to each VM's tasks (core_forceidle_sum), as the simulator reports it.
+  for (auto &v : r.bench.vms)
+    for (const Task &t : tasks_)
+      if (t.group->name == v.name) v.forceidle_ns += t.result.core_forceidle_sum_ns.value_or(0);
   r.warnings = warnings_;
   return r;
 }
@@ -510,23 +674,10 @@ HostInfo probe_host(const std::string &sysfs_root) {
   return h;
 }
 
-static bool uses_sync(const std::vector<workload::Phase> &phases) {
-  for (const workload::Phase &p : phases) {
-    if (p.kind == workload::Phase::Kind::Loop ? uses_sync(p.body)
-                                              : p.kind > workload::Phase::Kind::Loop)
-      return true;
-  }
-  return false;
-}
-
 void check_supported(const Scenario &s, const ConfigSpec *config, const HostInfo &host) {
   for (const TaskGroupSpec &g : s.groups) {
     if (const std::string why = real_bench_unsupported(g.bench); !why.empty())
       throw Unsupported("measure: task group " + g.name + " uses " + why);
-    if (uses_sync(g.phases))
-      throw Unsupported("measure: task group " + g.name +
-                        " uses timer, yield or synchronisation phases, which measure does not "
-                        "run yet");
     for (int c : g.cpus)
       if (c >= host.nr_cpus)
         throw Unsupported("measure: task group " + g.name + " is bound to cpu " +

@@ -225,13 +225,20 @@ constexpr const char *kTraceEvents[] = {
     "sched_switch",       "sched_waking",       "sched_wakeup",      "sched_wakeup_new",
     "sched_migrate_task", "sched_process_fork", "sched_process_exit"};
 
+// 16 MiB per CPU, at most an eighth of the guest's memory over all CPUs.
+std::string buffer_kb() {
+  const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+  const long mem_kb = sysconf(_SC_PHYS_PAGES) * (sysconf(_SC_PAGESIZE) / 1024);
+  return std::to_string(std::clamp(mem_kb / 8 / cpus, 1024L, 16384L));
+}
+
 std::string setup_tracing() {
   const std::string t = kTracing;
   for (const auto &[file, value] :
        std::vector<std::pair<std::string, std::string>>{{"tracing_on", "0"},
                                                         {"current_tracer", "nop"},
                                                         {"trace_clock", "local"},
-                                                        {"buffer_size_kb", "16384"}})
+                                                        {"buffer_size_kb", buffer_kb()}})
     if (std::string err = write_file(t + file, value); !err.empty())
       return "writing " + value + " to " + t + file + ": " + err;
   for (const char *e : kTraceEvents)

@@ -197,6 +197,13 @@ void check_twin_supported(const scenario::Scenario &s, const TwinOptions &o) {
     throw TwinUnsupported(
         "the scenario's machine has more than one socket or NUMA node; the twin builds "
         "one-socket machines for now");
+  // CONFIG_NR_CPUS of kernel/config/twin-6.12.fragment.
+  constexpr int kTwinNrCpus = 64;
+  if (t.nr_cpus() > kTwinNrCpus)
+    throw TwinUnsupported(
+        fmt::format("the scenario's machine has {} CPUs; the twin kernel is "
+                    "built for at most {} (CONFIG_NR_CPUS)",
+                    t.nr_cpus(), kTwinNrCpus));
   real::HostInfo guest;
   guest.nr_cpus = t.nr_cpus();
   guest.core_sched = true;
@@ -681,6 +688,17 @@ TwinResult run_twin(const scenario::Scenario &s, const TwinOptions &o,
           if (run["bench_metrics"][m].is_number())
             er.bench[m] = run["bench_metrics"][m].get<double>();
       er.bench_expected = run.value("bench_expected", u64{0});
+      for (const scenario::TaskGroupSpec &g : s.groups) {
+        if (g.bench.kind != workload::Benchmark::Kind::Vm) continue;
+        Time fi = 0;
+        for (const ordered_json &t : tr.result.at("tasks")) {
+          const std::string comm = t.value("comm", "");
+          if ((comm == g.name || comm.rfind(g.name + "-", 0) == 0) &&
+              t["core_forceidle_sum_ns"].is_number())
+            fi += t["core_forceidle_sum_ns"].get<Time>();
+        }
+        er.vm_forceidle_ns.emplace_back(g.name, fi);
+      }
       u64 migrations = 0;
       for (const ordered_json &t : tr.result.at("tasks"))
         if (t["nr_migrations"].is_number()) migrations += t["nr_migrations"].get<u64>();

@@ -86,6 +86,42 @@ check "no process left behind" '! kill -0 $pid 2>/dev/null'
 check "partial result printed" 'grep -q "^interrupted after" "$tmp/long.out"'
 check "partial JSON says interrupted" 'python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j[\"interrupted\"] and len(j[\"tasks\"]) == 5" "$tmp/long.json"'
 
+# rt-app's events between tasks, for real: per-task timers, a barrier, a mutex, yield, and a
+# condition signalled under a mutex. 20 periods of 10 ms: about 0.2 s, every task done.
+cat >"$tmp/sync.toml" <<TOML
+[scenario]
+name = "sync"
+[machine]
+host = true
+[[group]]
+name = "tick"
+count = 2
+loops = 20
+phases = [ { timer = "10ms" }, { runtime = "1ms" }, { barrier = "b" } ]
+[[group]]
+name = "lk"
+count = 2
+loops = 50
+phases = [ { lock = "m" }, { runtime = "100us" }, { unlock = "m" }, { yield = true } ]
+[[group]]
+name = "waiter"
+phases = [ { lock = "q" }, { wait = "c", mutex = "q" }, { unlock = "q" } ]
+[[group]]
+name = "signaller"
+loops = 50
+phases = [ { sleep = "2ms" }, { signal = "c" } ]
+TOML
+timeout 20 "$bin" measure "$tmp/sync.toml" --json "$tmp/sync.json" >"$tmp/sync.out" 2>&1; rc=$?
+check "the events between tasks run (got $rc)" '[ $rc -eq 0 ] && grep -q "(6 of 6 tasks exited)" "$tmp/sync.out"'
+check "timers, barrier, mutex, yield and condition tasks finish" 'python3 - "$tmp/sync.json" <<"PY"
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = {x["comm"]: x for x in j["tasks"]}
+for c in ("tick-0", "tick-1", "lk-0", "lk-1", "waiter", "signaller"):
+    assert t[c]["exit_ns"] is not None, c
+assert 0.18e9 <= max(t["tick-0"]["exit_ns"], t["tick-1"]["exit_ns"]) <= 2e9, t["tick-0"]["exit_ns"]
+PY'
+
 # topology --host prints a [machine] section that run accepts.
 "$bin" topology --host >"$tmp/machine.toml"; rc=$?
 check "topology --host exits 0 (got $rc)" '[ $rc -eq 0 ] && grep -q "^\[machine\]" "$tmp/machine.toml" && grep -q "^# host: online" "$tmp/machine.toml"'
