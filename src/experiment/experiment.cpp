@@ -159,15 +159,19 @@ static double p999_us(std::vector<Time> v) {
 }
 
 std::array<double, kNrNewidleMetrics> newidle_metrics(const RunResult &r) {
-  u64 attempts = 0, skipped = 0, pulled = 0, cost = 0;
+  u64 attempts = 0, skipped = 0, pulled = 0, cost = 0, lb_count = 0, lb_gained = 0;
   for (const auto &cs : r.sched) {
+    lb_count += cs.lb_count_by_idle[2];
+    lb_gained += cs.lb_gained_by_idle[2];
     attempts += cs.newidle_attempts;
     skipped += cs.newidle_skipped_avg_idle;
     pulled += cs.newidle_pulled;
     cost += cs.newidle_cost_ns;
   }
-  return {static_cast<double>(attempts), static_cast<double>(skipped), static_cast<double>(pulled),
-          static_cast<double>(cost), r.mean_avg_idle_ns()};
+  return {static_cast<double>(attempts), static_cast<double>(skipped),
+          static_cast<double>(pulled),   static_cast<double>(cost),
+          r.mean_avg_idle_ns(),          static_cast<double>(lb_count),
+          static_cast<double>(lb_gained)};
 }
 
 std::array<double, kNrBalanceMetrics> balance_metrics(const RunResult &r) {

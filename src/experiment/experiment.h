@@ -54,13 +54,17 @@ struct RunMetric {
   int decimals;
 };
 // Newidle balancing, summed over the CPUs: what the avg_idle gate and the newidle features act
-// on. Mean avg_idle is over all its updates on all CPUs.
+// on. Mean avg_idle is over all its updates on all CPUs. Attempts are entries to newidle
+// balancing; lb_count and lb_gained are /proc/schedstat's CPU_NEWLY_IDLE counters over the
+// domains (balances of a domain, tasks they detached), which a real kernel reports too.
 inline constexpr RunMetric kNewidleMetrics[] = {
     {"newidle_attempts", "attempts", 1, 0},
     {"newidle_skipped_avg_idle", "skipped by avg_idle", 1, 0},
     {"newidle_pulled", "pulled", 1, 0},
     {"newidle_cost_ns", "CPU time (ms)", 1e-6, 1},
     {"mean_avg_idle_ns", "mean avg_idle (us)", 1e-3, 1},
+    {"newidle_lb_count", "lb_count", 1, 0},
+    {"newidle_lb_gained", "lb_gained", 1, 0},
 };
 inline constexpr std::size_t kNrNewidleMetrics =
     sizeof(kNewidleMetrics) / sizeof(kNewidleMetrics[0]);

@@ -180,6 +180,11 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
       ss["rq_cpu_time"] = c.busy_ns;
       ss["run_delay"] = c.run_delay_ns;
       ss["pcount"] = c.pcount;
+      // The domain lines' lb_count[] and lb_gained[], summed over the CPU's domains.
+      static const char *const kIdleTypes[] = {"busy", "idle", "newidle"};
+      for (std::size_t t = 0; t < 3; t++)
+        ss["lb"][kIdleTypes[t]] = {{"lb_count", cs.lb_count_by_idle[t]},
+                                   {"lb_gained", cs.lb_gained_by_idle[t]}};
       cj["schedstat"] = std::move(ss);
     }
     cpus.push_back(cj);

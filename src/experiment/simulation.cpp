@@ -613,6 +613,10 @@ RunResult Simulation::run() {
     cs.lb_moved = rq->lb_moved;
     cs.lb_failed = rq->lb_failed;
     cs.lb_active = rq->lb_active;
+    for (int t = 0; t < 3; t++) {
+      cs.lb_count_by_idle[static_cast<std::size_t>(t)] = rq->lb_count_by_idle[t];
+      cs.lb_gained_by_idle[static_cast<std::size_t>(t)] = rq->lb_gained_by_idle[t];
+    }
     cs.core_pushed = rq->core_pushed;
     cs.core_stolen = rq->core_stolen;
     cs.ticks = rq->nr_ticks;

@@ -4,6 +4,7 @@
 // one seed. The simulation also plays the hardware: it knows how fast each CPU's current
 // task progresses (SMT co-running, context switch and cache-refill costs) and tells the
 // workload when an action is done.
+#include <array>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -37,6 +38,8 @@ struct RunResult {
   struct CpuSched {
     u64 newidle_attempts = 0, newidle_skipped_avg_idle = 0, newidle_pulled = 0, newidle_cost_ns = 0;
     u64 lb_count = 0, lb_moved = 0, lb_failed = 0, lb_active = 0;
+    // schedstat's lb_count[] and lb_gained[] over the CPU's domains, by idle type.
+    std::array<u64, 3> lb_count_by_idle{}, lb_gained_by_idle{};
     u64 core_pushed = 0, core_stolen = 0;  // CORE_PUSH_FORCEIDLE pushes from, cookie steals to
     u64 ticks = 0, remote_ticks = 0;       // sched_tick() here; sched_tick_remote() for here
     u64 sched_count = 0, sched_goidle = 0, ttwu_count = 0, ttwu_local = 0;  // /proc/schedstat

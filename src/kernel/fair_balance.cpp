@@ -550,6 +550,7 @@ int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd,
   env.cpus = &sd->span;
   assert(sd->groups.front().contains(this_cpu));  // the local group comes first
   this_rq->lb_count++;
+  this_rq->lb_count_by_idle[idle]++;
   int ld_moved = 0;
   bool balanced = true;
   for (;;) {
@@ -571,7 +572,10 @@ int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd,
       env.loop_max = std::min<unsigned>(static_cast<unsigned>(cfg_.tunables[TUNABLE_nr_migrate]),
                                         busiest->nr_running);
       for (;;) {
-        if (detach_tasks(*this, env)) ld_moved += attach_tasks(*this, env);
+        if (const int detached = detach_tasks(*this, env)) {
+          this_rq->lb_gained_by_idle[idle] += static_cast<u64>(detached);
+          ld_moved += attach_tasks(*this, env);
+        }
         if (!(env.flags & LBF_NEED_BREAK)) break;
         env.flags &= ~LBF_NEED_BREAK;
       }

@@ -329,6 +329,9 @@ struct rq {
   u64 newidle_attempts = 0, newidle_skipped_avg_idle = 0, newidle_pulled = 0;
   u64 newidle_cost_ns = 0, newidle_stall_ns = 0;
   u64 lb_count = 0, lb_moved = 0, lb_failed = 0, lb_active = 0;
+  // /proc/schedstat's lb_count[idle] and lb_gained[idle] (balance attempts, tasks detached),
+  // summed over this CPU's domains, by enum cpu_idle_type (busy, idle, newly idle).
+  u64 lb_count_by_idle[3] = {}, lb_gained_by_idle[3] = {};
   u64 core_pushed = 0;  // tasks pushed away by CORE_PUSH_FORCEIDLE
   u64 core_stolen = 0;  // tasks stolen here by a forced-idle CPU (steal_cookie_task)
   u64 nr_ticks = 0, nr_remote_ticks = 0;  // sched_tick() here; sched_tick_remote() for here

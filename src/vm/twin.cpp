@@ -702,8 +702,15 @@ TwinResult run_twin(const scenario::Scenario &s, const TwinOptions &o,
       u64 migrations = 0;
       for (const ordered_json &t : tr.result.at("tasks"))
         if (t["nr_migrations"].is_number()) migrations += t["nr_migrations"].get<u64>();
-      er.newidle = {static_cast<double>(sums.newidle_lb_count), kNaN,
-                    static_cast<double>(sums.newidle_lb_gained), kNaN, kNaN};
+      // Newidle entries, avg_idle skips, pulls, cost and avg_idle are the model's counters;
+      // the kernel reports the domains' lb_count and lb_gained.
+      er.newidle = {kNaN,
+                    kNaN,
+                    kNaN,
+                    kNaN,
+                    kNaN,
+                    static_cast<double>(sums.newidle_lb_count),
+                    static_cast<double>(sums.newidle_lb_gained)};
       er.balance = {static_cast<double>(migrations), static_cast<double>(sums.lb_gained),
                     static_cast<double>(sums.alb_pushed), kNaN, kNaN};
       e.configs[c].runs.push_back(std::move(er));

@@ -23,7 +23,7 @@ check "last line reports runs, time, threads" grep -Eq '^[0-9]+ runs in [0-9.]+ 
   <(tail -n 1 "$tmp/b.out")
 configs=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["configs"]))' "$tmp/a.json")
 check "CSV has a header and runs x configs rows" [ "$(wc -l <"$tmp/a.csv")" -eq $((1 + 3 * configs)) ]
-check "CSV header" [ "$(head -n 1 "$tmp/a.csv")" = "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch,newidle_attempts,newidle_skipped_avg_idle,newidle_pulled,newidle_cost_ns,mean_avg_idle_ns,migrations,lb_moved,lb_active,core_pushed,core_stolen" ]
+check "CSV header" [ "$(head -n 1 "$tmp/a.csv")" = "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch,newidle_attempts,newidle_skipped_avg_idle,newidle_pulled,newidle_cost_ns,mean_avg_idle_ns,newidle_lb_count,newidle_lb_gained,migrations,lb_moved,lb_active,core_pushed,core_stolen" ]
 for key in mean_completion_time_s ci95_completion_time_s overhead_ci95_s mean_forceidle_s comparisons; do
   check "JSON has $key" grep -q "\"$key\"" "$tmp/a.json"
 done

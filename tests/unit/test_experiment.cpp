@@ -219,7 +219,7 @@ TEST(Experiment, CsvHasOneRowPerRun) {
       lines[0],
       "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch,newidle_"
       "attempts,newidle_skipped_avg_idle,newidle_pulled,newidle_cost_ns,mean_avg_idle_ns,"
-      "migrations,lb_moved,lb_active,core_pushed,core_stolen");
+      "newidle_lb_count,newidle_lb_gained,migrations,lb_moved,lb_active,core_pushed,core_stolen");
   EXPECT_EQ(lines[1].rfind("\"HZ 1000\",100,", 0), 0u) << lines[1];
   EXPECT_EQ(lines[4].rfind("\"HZ 1000\",103,", 0), 0u) << lines[4];
   EXPECT_EQ(lines[5].rfind("\"HZ + 250\",100,", 0), 0u) << lines[5];
@@ -429,6 +429,23 @@ TEST(Experiment, RunsKeepTheirPlacementCounts) {
   EXPECT_EQ(r.configs[0].runs[0].newidle[2], static_cast<double>(pulled));
   EXPECT_EQ(r.configs[0].runs[0].newidle[4], rr.mean_avg_idle_ns());
   EXPECT_GT(rr.mean_avg_idle_ns(), 0);
+  // schedstat's counters by idle type: every balance attempt counted once under its type (as
+  // lb_count[idle] is incremented on entry to sched_balance_rq()), newly idle ones among them;
+  // tasks detached are at least the tasks moved.
+  u64 lb_all = 0, lb_by_type = 0, ni_count = 0, ni_gained = 0, gained = 0, moved_all = 0;
+  for (const auto &cs : rr.sched) {
+    lb_all += cs.lb_count;
+    for (std::size_t t = 0; t < 3; t++) lb_by_type += cs.lb_count_by_idle[t];
+    for (std::size_t t = 0; t < 3; t++) gained += cs.lb_gained_by_idle[t];
+    ni_count += cs.lb_count_by_idle[2];
+    ni_gained += cs.lb_gained_by_idle[2];
+    moved_all += cs.lb_moved;
+  }
+  EXPECT_EQ(lb_by_type, lb_all);
+  EXPECT_GT(ni_count, 0u);
+  EXPECT_GE(gained, moved_all);
+  EXPECT_EQ(r.configs[0].runs[0].newidle[5], static_cast<double>(ni_count));
+  EXPECT_EQ(r.configs[0].runs[0].newidle[6], static_cast<double>(ni_gained));
   // Task moves: every task's migrations, and load balancing's moves over the CPUs.
   u64 migrations = 0, moved = 0;
   for (const auto &tm : rr.metrics.tasks) migrations += tm.nr_migrations;
@@ -483,7 +500,7 @@ TEST(ExperimentStats, NewidleBalancingWhereItsGatingDiffers) {
   EXPECT_EQ(j["configs"][1]["mean_newidle_pulled"], 5.0);
   EXPECT_EQ(j["configs"][1]["higher_runs_newidle_attempts"], 2);
   EXPECT_EQ(j["configs"][0]["runs"][1]["newidle_attempts"], 200.0);
-  EXPECT_NE(experiment::experiment_csv(r).find(",200,10,5,2000000,80000,0,0,0,0,0\n"),
+  EXPECT_NE(experiment::experiment_csv(r).find(",200,10,5,2000000,80000,0,0,0,0,0,0,0\n"),
             std::string::npos)
       << experiment::experiment_csv(r);
   EXPECT_TRUE(st.balance.empty());  // the force-idle balancing features are the same
