@@ -218,6 +218,25 @@ ordered_json measure_timing() {
   return t;
 }
 
+// Each sched domain's max_newidle_lb_cost (ns; what the avg_idle gate of newidle balancing
+// compares with), by CPU then domain level, from /sys/kernel/debug/sched/domains.
+ordered_json newidle_costs() {
+  ordered_json out = ordered_json::array();
+  for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN); c++) {
+    ordered_json doms = ordered_json::array();
+    for (int d = 0; d < 8; d++) {
+      const std::string base = "/sys/kernel/debug/sched/domains/cpu" + std::to_string(c) +
+                               "/domain" + std::to_string(d) + "/";
+      const std::string v = first_line(base + "max_newidle_lb_cost");
+      if (v.empty()) break;
+      doms.push_back(
+          {{"name", first_line(base + "name")}, {"max_newidle_lb_cost_ns", std::stoull(v)}});
+    }
+    out.push_back(std::move(doms));
+  }
+  return out;
+}
+
 // The scheduler's tracepoints into the ftrace ring buffer, as `trace-cmd record -e sched`
 // would set them (nop tracer, no function tracing).
 constexpr const char *kTracing = "/sys/kernel/tracing/";
@@ -390,6 +409,7 @@ int main() {
         out["bench_expected"] = expected;
         out["schedstat_before"] = before;
         out["schedstat_after"] = after;
+        out["newidle_costs"] = newidle_costs();
         send("run", out);
       }
     }

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -665,6 +666,7 @@ TwinResult run_twin(const scenario::Scenario &s, const TwinOptions &o,
       tr.config = chosen[c].name;
       tr.seed = seeds[i];
       tr.result = run.at("result");
+      if (run.contains("newidle_costs")) tr.newidle_costs = run["newidle_costs"];
       try {
         tr.schedstat = schedstat_delta(parse_schedstat(run.value("schedstat_before", "")),
                                        parse_schedstat(run.value("schedstat_after", "")));
@@ -836,6 +838,21 @@ ordered_json twin_to_json(const TwinResult &r) {
       jr.erase("events");
       jr["tasks"] = tr->result.at("tasks");
       jr["schedstat"] = schedstat_json(tr->schedstat);
+      if (tr->newidle_costs.is_array()) {
+        // Mean over the CPUs of each domain level's max_newidle_lb_cost at the run's end.
+        ordered_json costs = ordered_json::object();
+        std::map<std::string, std::pair<double, int>> acc;
+        std::vector<std::string> order;
+        for (const ordered_json &cpu : tr->newidle_costs)
+          for (const ordered_json &d : cpu) {
+            const std::string name = d.value("name", "?");
+            if (!acc.count(name)) order.push_back(name);
+            acc[name].first += d.value("max_newidle_lb_cost_ns", 0.0);
+            acc[name].second++;
+          }
+        for (const std::string &n : order) costs[n] = acc[n].first / acc[n].second;
+        jr["max_newidle_lb_cost_ns"] = std::move(costs);
+      }
       const SchedstatSums x = schedstat_sums(tr->schedstat);
       ttwu += static_cast<double>(x.ttwu_count);
       local += static_cast<double>(x.ttwu_local);

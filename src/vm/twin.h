@@ -50,6 +50,7 @@ struct TwinRun {
   u64 seed = 0;
   nlohmann::ordered_json result;  // the guest's `measure` run JSON (tasks by comm)
   Schedstat schedstat;  // the run's /proc/schedstat delta, CPUs numbered as the scenario's
+  nlohmann::ordered_json newidle_costs;  // per guest CPU, per domain: max_newidle_lb_cost
 };
 
 struct TwinTrace {
