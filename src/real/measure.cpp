@@ -303,32 +303,33 @@ void Runner::act(Task &t, u64 t0) {
   }
 }
 
+// CLOCK_REALTIME 50 ms from now: the deadline of one slice of a timed wait.
+timespec wait_slice_deadline() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  ts.tv_nsec += 50'000'000;
+  if (ts.tv_nsec >= 1'000'000'000) {
+    ts.tv_sec++;
+    ts.tv_nsec -= 1'000'000'000;
+  }
+  return ts;
+}
+
 // pthread_cond_timedwait() in slices, so that a stop request is seen; returns false on stop.
 // Like rt-app's single pthread_cond_wait(), any wakeup ends the wait.
 bool Runner::cond_wait(SyncRes &c, pthread_mutex_t *m) {
   for (;;) {
     if (stop_.load(std::memory_order_relaxed)) return false;
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += 50'000'000;
-    if (ts.tv_nsec >= 1'000'000'000) {
-      ts.tv_sec++;
-      ts.tv_nsec -= 1'000'000'000;
-    }
+    const timespec ts = wait_slice_deadline();
     if (pthread_cond_timedwait(&c.cond, m, &ts) != ETIMEDOUT) return true;
   }
 }
 
+// pthread_mutex_lock() in slices, likewise; records the holder.
 bool Runner::lock(SyncRes &m, int tid) {
   for (;;) {
     if (stop_.load(std::memory_order_relaxed)) return false;
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += 50'000'000;
-    if (ts.tv_nsec >= 1'000'000'000) {
-      ts.tv_sec++;
-      ts.tv_nsec -= 1'000'000'000;
-    }
+    const timespec ts = wait_slice_deadline();
     if (pthread_mutex_timedlock(&m.mtx, &ts) == 0) {
       m.holder.store(tid);
       return true;

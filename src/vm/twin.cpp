@@ -419,7 +419,6 @@ Boot boot_once(const scenario::Scenario &s, const TwinOptions &o, const std::str
   Boot b;
   Qemu q(argv, qlog);
   FrameReader reader;
-  std::ifstream in;
   std::streamoff offset = 0;
   double deadline = now_s() + hello_timeout_s;
   const std::size_t per_boot_runs = total_runs;
@@ -457,16 +456,37 @@ Boot boot_once(const scenario::Scenario &s, const TwinOptions &o, const std::str
       if (f->kind == "hello") {
         b.reached_guest = true;
         b.hello = std::move(p);
+        // A guest that is not the scenario's machine, or has no working core scheduling,
+        // must not run the scenario at all.
+        std::string wrong;
+        try {
+          wrong = topology_mismatch(s.topology, b.hello);
+          if (wrong.empty() && b.hello.value("core_sched", "") != "ok")
+            wrong = "core scheduling does not work in the guest: " +
+                    b.hello.value("core_sched", std::string("no report"));
+          else if (!wrong.empty())
+            wrong = "the guest's machine is not the scenario's: " + wrong;
+        } catch (const std::exception &) {
+          wrong = "the guest's report of its CPUs is malformed";
+        }
+        if (!wrong.empty()) {
+          b.failure = wrong;
+          q.stop();
+          return b;
+        }
       } else if (f->kind == "timing") {
         b.timing = std::move(p);
       } else if (f->kind == "run") {
         b.runs.push_back(std::move(p));
         if (o.progress) {
           const ordered_json &r = b.runs.back();
+          const ordered_json &res = r.contains("result") ? r["result"] : ordered_json::object();
+          const double done = res.value("completion_time_s", 0.0);
           o.progress(fmt::format(
-              "run {} of {}: {} seed {}: {:.3f} s", b.runs.size(), per_boot_runs,
-              r.value("config", "?"), r.value("seed", 0),
-              r.contains("result") ? r["result"].value("completion_time_s", 0.0) : 0.0));
+              "run {} of {}: {} seed {}: {}", b.runs.size(), per_boot_runs, r.value("config", "?"),
+              r.value("seed", 0),
+              done > 0 ? fmt::format("{:.3f} s", done)
+                       : fmt::format("ran {:.3f} s", res.value("end_time_ns", 0.0) / 1e9)));
         }
       } else if (f->kind == "trace") {
         b.traces.push_back(std::move(p));
@@ -608,13 +628,6 @@ TwinResult run_twin(const scenario::Scenario &s, const TwinOptions &o,
   r.failure = b.failure;
   r.unsupported = b.unsupported;
 
-  if (!b.hello.is_null() && r.failure.empty()) {
-    if (const std::string m = topology_mismatch(s.topology, b.hello); !m.empty()) {
-      r.failure = "the guest's machine is not the scenario's: " + m;
-    } else if (b.hello.value("core_sched", "") != "ok" && r.failure.empty()) {
-      r.failure = "core scheduling does not work in the guest: " + b.hello.value("core_sched", "");
-    }
-  }
   if (!b.hello.is_null()) {
     const double hz = b.hello.value("hz_measured", 0.0);
     const double want = static_cast<double>(chosen.front().kernel.tunables.v[kernel::TUNABLE_hz]);

@@ -4,7 +4,7 @@
 # "-serial file:PATH"), what a twin guest on 1 socket x 2 cores x 2 threads would send for
 # scenarios/twin/smoke.toml, seed by seed, then behaves as FAKE_QEMU_END says: "done"
 # (powers off), "hang" (sleeps), "exit" (exits 1 as a crashed QEMU). FAKE_QEMU_SEEDS is how
-# many seeds it sends (default 1).
+# many seeds it sends (default 1); FAKE_QEMU_NO_SMT=1 reports CPUs without SMT siblings.
 import json, os, sys, time
 
 out = [a[5:] for a in sys.argv if a.startswith("file:")][1]
@@ -28,8 +28,11 @@ def task(i, cookie):
             "core_forceidle_sum_ns": 5000 if cookie else 0, "exit_ns": 2000}
 
 with open(out, "ab", buffering=0) as f:
-    cpus = [{"cpu": c, "thread_siblings": "0-1" if c < 2 else "2-3", "llc_siblings": "0-3"}
-            for c in range(4)]
+    # FAKE_QEMU_NO_SMT=1: a guest whose CPUs have no siblings (as under TCG without
+    # vendor=GenuineIntel).
+    no_smt = os.environ.get("FAKE_QEMU_NO_SMT") == "1"
+    cpus = [{"cpu": c, "thread_siblings": str(c) if no_smt else ("0-1" if c < 2 else "2-3"),
+             "llc_siblings": "0-3"} for c in range(4)]
     f.write(frame("hello", {"kernel_release": "6.12.117", "nr_cpus": 4, "cpus": cpus,
                             "sched_features": {}, "hz_measured": 1000.0, "core_sched": "ok"}))
     f.write(frame("timing", {"sleep_overshoot_mean_ns": 1000.0}))
