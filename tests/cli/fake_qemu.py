@@ -8,6 +8,9 @@
 import json, os, sys, time
 
 out = [a[5:] for a in sys.argv if a.startswith("file:")][1]
+if os.environ.get("FAKE_QEMU_PIDS"):
+    with open(os.environ["FAKE_QEMU_PIDS"], "a") as p:
+        print(os.getpid(), file=p)
 SCHEDSTAT = """version 16
 timestamp {ts}
 """ + "".join(

@@ -51,14 +51,16 @@ SH
   chmod +x "$tmp/$1"
 }
 mkfake exits 'echo "qemu: could not load kernel" >&2; exit 1'
-mkfake corrupt 'printf "\n@SCHEDLAB hello 5 0000000000000000\n{\"a\"}\n" >"$out"; sleep 31.7'
-mkfake hangs 'sleep 31.7'
+# Each stand-in records its pid and its sleeper's, to check afterwards that none survives.
+linger='sleep 31.7 & echo "$$ $!" >>"$(dirname "$0")/pids"; wait'
+mkfake corrupt 'printf "\n@SCHEDLAB hello 5 0000000000000000\n{\"a\"}\n" >"$out"; '"$linger"
+mkfake hangs "$linger"
 mkfake unsupported 'p="{\"message\":\"configuration \\\"Cookie\\\" sets CORE_PUSH_FORCEIDLE, a sched feature this kernel does not have\"}"
 h=$(python3 -c "import sys
 h=0xcbf29ce484222325
 for c in sys.argv[1].encode(): h=((h^c)*0x100000001b3)&(2**64-1)
 print(\"%016x\"%h)" "$p")
-printf "\n@SCHEDLAB unsupported %d %s\n%s\n" "${#p}" "$h" "$p" >"$out"; sleep 31.7'
+printf "\n@SCHEDLAB unsupported %d %s\n%s\n" "${#p}" "$h" "$p" >"$out"; '"$linger"
 # A boot timeout long enough for a stand-in started on a loaded machine; "hangs" gets 3 s.
 run_fake() { "$schedlab" measure "$scen" --vm --kernel "$kernel" --accel tcg --qemu "$tmp/$1" --boot-timeout "${2:-30}" --workdir "$tmp/w-$1" --json "$tmp/$1.json"; }
 expect 1 "QEMU exited with status 1 before the guest reported anything: qemu: could not load kernel" run_fake exits
@@ -67,6 +69,7 @@ expect 1 "the guest did not start within 3 s (tcg)" run_fake hangs 3
 expect 3 "sets CORE_PUSH_FORCEIDLE, a sched feature this kernel does not have" run_fake unsupported
 # A guest that sent a whole seed and then fails: the seed is kept, in the table and the JSON.
 fake=$src/tests/cli/fake_qemu.py
+export FAKE_QEMU_PIDS=$tmp/pids
 run_py() { "$schedlab" measure "$scen" --vm --kernel "$kernel" --accel tcg --qemu "$fake" --boot-timeout 30 --runs 2 --workdir "$tmp/w-py" --json "$tmp/py.json"; }
 FAKE_QEMU_SEEDS=2 expect 0 "" run_py
 python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['runs']==2 and j['measured'] and j['configs'][1]['mean_forceidle_s']>0, j['runs']" "$tmp/py.json" ||
@@ -88,8 +91,10 @@ python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['runs']==1
   { echo "FAIL: the seed before Ctrl-C is not kept in the JSON" >&2; fails=$((fails + 1)); }
 [ ! -e "$tmp/exits.json" ] || { echo "FAIL: a failed run left its --json file" >&2; fails=$((fails + 1)); }
 sleep 0.2
-if pgrep -f "$tmp/(corrupt|hangs|unsupported)|fake_qemu.py" >/dev/null || pgrep -f "sleep 31.7" >/dev/null; then
-  echo "FAIL: a QEMU stand-in is still running" >&2
+alive=""
+for p in $(cat "$tmp/pids" 2>/dev/null); do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
+if [ -n "$alive" ]; then
+  echo "FAIL: a QEMU stand-in is still running:$alive" >&2
   fails=$((fails + 1))
 fi
 [ "$fails" -eq 0 ] || { echo "measure_vm: $fails check(s) failed" >&2; exit 1; }
