@@ -842,7 +842,7 @@ ordered_json twin_to_json(const TwinResult &r) {
   }
   for (ordered_json &jc : out["configs"]) {
     const std::string name = jc.value("name", "");
-    double ttwu = 0, local = 0, ni = 0, nig = 0;
+    double ttwu = 0, local = 0;
     std::size_t n = 0;
     for (ordered_json &jr : jc["runs"]) {
       const TwinRun *tr = find_run(r, name, jr.value("seed", u64{0}));
@@ -858,19 +858,17 @@ ordered_json twin_to_json(const TwinResult &r) {
         std::vector<std::string> order;
         for (const ordered_json &cpu : tr->newidle_costs)
           for (const ordered_json &d : cpu) {
-            const std::string name = d.value("name", "?");
-            if (!acc.count(name)) order.push_back(name);
-            acc[name].first += d.value("max_newidle_lb_cost_ns", 0.0);
-            acc[name].second++;
+            const std::string level = d.value("name", "?");
+            if (!acc.count(level)) order.push_back(level);
+            acc[level].first += d.value("max_newidle_lb_cost_ns", 0.0);
+            acc[level].second++;
           }
-        for (const std::string &n : order) costs[n] = acc[n].first / acc[n].second;
+        for (const std::string &level : order) costs[level] = acc[level].first / acc[level].second;
         jr["max_newidle_lb_cost_ns"] = std::move(costs);
       }
       const SchedstatSums x = schedstat_sums(tr->schedstat);
       ttwu += static_cast<double>(x.ttwu_count);
       local += static_cast<double>(x.ttwu_local);
-      ni += static_cast<double>(x.newidle_lb_count);
-      nig += static_cast<double>(x.newidle_lb_gained);
       n++;
     }
     if (n) {
