@@ -421,7 +421,6 @@ Boot boot_once(const scenario::Scenario &s, const TwinOptions &o, const std::str
   FrameReader reader;
   std::streamoff offset = 0;
   double deadline = now_s() + hello_timeout_s;
-  const std::size_t per_boot_runs = total_runs;
   for (;;) {
     if (interrupt.load()) {
       b.interrupted = true;
@@ -483,7 +482,7 @@ Boot boot_once(const scenario::Scenario &s, const TwinOptions &o, const std::str
           const ordered_json &res = r.contains("result") ? r["result"] : ordered_json::object();
           const double done = res.value("completion_time_s", 0.0);
           o.progress(fmt::format(
-              "run {} of {}: {} seed {}: {}", b.runs.size(), per_boot_runs, r.value("config", "?"),
+              "run {} of {}: {} seed {}: {}", b.runs.size(), total_runs, r.value("config", "?"),
               r.value("seed", 0),
               done > 0 ? fmt::format("{:.3f} s", done)
                        : fmt::format("ran {:.3f} s", res.value("end_time_ns", 0.0) / 1e9)));
@@ -767,6 +766,29 @@ const TwinRun *find_run(const TwinResult &r, const std::string &config, u64 seed
   return nullptr;
 }
 
+// The schedstat figures of a configuration's runs, summed, and how many runs there were.
+struct ConfigSchedstat {
+  double ttwu_count = 0, ttwu_local = 0, newidle_lb_count = 0, newidle_lb_gained = 0;
+  double alb_pushed = 0;
+  std::size_t runs = 0;
+  double local_pct() const { return ttwu_count > 0 ? 100.0 * ttwu_local / ttwu_count : 0.0; }
+};
+
+ConfigSchedstat config_schedstat(const TwinResult &r, const std::string &config) {
+  ConfigSchedstat c;
+  for (const TwinRun &t : r.runs) {
+    if (t.config != config) continue;
+    const SchedstatSums x = schedstat_sums(t.schedstat);
+    c.ttwu_count += static_cast<double>(x.ttwu_count);
+    c.ttwu_local += static_cast<double>(x.ttwu_local);
+    c.newidle_lb_count += static_cast<double>(x.newidle_lb_count);
+    c.newidle_lb_gained += static_cast<double>(x.newidle_lb_gained);
+    c.alb_pushed += static_cast<double>(x.alb_pushed);
+    c.runs++;
+  }
+  return c;
+}
+
 ordered_json schedstat_json(const Schedstat &s) {
   ordered_json j;
   const SchedstatSums x = schedstat_sums(s);
@@ -842,8 +864,6 @@ ordered_json twin_to_json(const TwinResult &r) {
   }
   for (ordered_json &jc : out["configs"]) {
     const std::string name = jc.value("name", "");
-    double ttwu = 0, local = 0;
-    std::size_t n = 0;
     for (ordered_json &jr : jc["runs"]) {
       const TwinRun *tr = find_run(r, name, jr.value("seed", u64{0}));
       if (!tr) continue;
@@ -866,15 +886,11 @@ ordered_json twin_to_json(const TwinResult &r) {
         for (const std::string &level : order) costs[level] = acc[level].first / acc[level].second;
         jr["max_newidle_lb_cost_ns"] = std::move(costs);
       }
-      const SchedstatSums x = schedstat_sums(tr->schedstat);
-      ttwu += static_cast<double>(x.ttwu_count);
-      local += static_cast<double>(x.ttwu_local);
-      n++;
     }
-    if (n) {
-      jc["mean_ttwu_count"] = ttwu / static_cast<double>(n);
-      jc["mean_ttwu_local"] = local / static_cast<double>(n);
-      jc["mean_ttwu_local_pct"] = ttwu > 0 ? 100.0 * local / ttwu : 0.0;
+    if (const ConfigSchedstat c = config_schedstat(r, name); c.runs) {
+      jc["mean_ttwu_count"] = c.ttwu_count / static_cast<double>(c.runs);
+      jc["mean_ttwu_local"] = c.ttwu_local / static_cast<double>(c.runs);
+      jc["mean_ttwu_local_pct"] = c.local_pct();
     }
   }
   ordered_json tw;
@@ -908,23 +924,12 @@ std::string twin_table(const TwinResult &r) {
   out += fmt::format("{:<24} {:>12} {:>12} {:>8} {:>14} {:>14} {:>10}\n", "config", "ttwu_count",
                      "ttwu_local", "local %", "newidle lb", "newidle pulled", "alb_pushed");
   for (const auto &c : r.experiment.configs) {
-    double ttwu = 0, local = 0, ni = 0, nig = 0, alb = 0;
-    std::size_t n = 0;
-    for (const TwinRun &t : r.runs)
-      if (t.config == c.name) {
-        const SchedstatSums x = schedstat_sums(t.schedstat);
-        ttwu += static_cast<double>(x.ttwu_count);
-        local += static_cast<double>(x.ttwu_local);
-        ni += static_cast<double>(x.newidle_lb_count);
-        nig += static_cast<double>(x.newidle_lb_gained);
-        alb += static_cast<double>(x.alb_pushed);
-        n++;
-      }
-    if (!n) continue;
-    const double k = 1.0 / static_cast<double>(n);
+    const ConfigSchedstat cs = config_schedstat(r, c.name);
+    if (!cs.runs) continue;
+    const double k = 1.0 / static_cast<double>(cs.runs);
     out += fmt::format("{:<24} {:>12.0f} {:>12.0f} {:>8.1f} {:>14.0f} {:>14.0f} {:>10.1f}\n",
-                       c.name, ttwu * k, local * k, ttwu > 0 ? 100 * local / ttwu : 0.0, ni * k,
-                       nig * k, alb * k);
+                       c.name, cs.ttwu_count * k, cs.ttwu_local * k, cs.local_pct(),
+                       cs.newidle_lb_count * k, cs.newidle_lb_gained * k, cs.alb_pushed * k);
   }
   for (const std::string &w : r.warnings) out += "warning: " + w + "\n";
   return out;
