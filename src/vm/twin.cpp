@@ -669,7 +669,15 @@ TwinResult run_twin(const scenario::Scenario &s, const TwinOptions &o,
   }
   for (std::size_t i = 0; i < seeds.size(); i++) {
     bool complete = true;
-    for (const auto *p : by_seed[i]) complete &= p != nullptr;
+    for (std::size_t c = 0; c < chosen.size(); c++) {
+      complete &= by_seed[i][c] != nullptr;
+      // A guest that says it finished owes every run it was given.
+      if (!by_seed[i][c] && b.done && r.failure.empty())
+        r.failure = fmt::format(
+            "the guest finished without a result for configuration \"{}\", "
+            "seed {}",
+            chosen[c].name, seeds[i]);
+    }
     if (!complete) continue;
     e.seeds.push_back(seeds[i]);
     for (std::size_t c = 0; c < chosen.size(); c++) {
@@ -747,6 +755,7 @@ TwinResult run_twin(const scenario::Scenario &s, const TwinOptions &o,
     throw TwinError(r.failure);
   }
   if (e.seeds.empty() && r.interrupted) throw TwinError("interrupted before any run finished");
+  if (e.seeds.empty()) throw TwinError("the guest returned no complete seed");
   e.wall_s = now_s() - t0;
   r.wall_s = e.wall_s;
   return r;
