@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # The twin's end-to-end check: `schedlab measure --vm` of scenarios/twin/smoke.toml (1 socket x
-# 2 cores x 2 threads, "No cookie" and "Cookie") on a twin kernel, then checks on its JSON:
-# the guest had the scenario's topology, cookies were really applied (non-zero ids shared by
-# the pairs under "Cookie", none without) and forced idle appeared only with them, and the
+# 2 cores x 2 threads, "No cookie", "Cookie" and "Cookie by scope") on a twin kernel, then
+# checks on its JSON: the guest had the scenario's topology, cookies were really applied
+# (non-zero ids shared by the pairs, whether made per thread or with the thread_group and
+# process_group scopes; none without) and forced idle appeared only with them, and the
 # result has every key of the simulator's experiment JSON, so compare reads it. Prints one
 # verdict line; exits 0 only if every check passes. See docs/vm.md.
 #
@@ -60,8 +61,9 @@ for c in cpus:
     check(sib in (want.get(c.get("cpu")), want.get(c.get("cpu"), "").replace("-", ",")),
           f"guest CPU {c.get('cpu')} has siblings {sib!r}")
 configs = {c["name"]: c for c in twin.get("configs", [])}
-check(set(configs) == {"No cookie", "Cookie"}, f"configurations {sorted(configs)}")
-if set(configs) == {"No cookie", "Cookie"}:
+names = {"No cookie", "Cookie", "Cookie by scope"}
+check(set(configs) == names, f"configurations {sorted(configs)}")
+if set(configs) == names:
     for name, c in configs.items():
         runs = c.get("runs", [])
         check(len(runs) == 1, f"{name}: {len(runs)} runs, not 1")
@@ -76,12 +78,12 @@ if set(configs) == {"No cookie", "Cookie"}:
             check(fi == 0, f"No cookie: forced idle {fi} s, expected 0")
         else:
             check(all(isinstance(v, int) and v != 0 for v in cookies.values()),
-                  f"Cookie: not every task has a cookie: {cookies}")
+                  f"{name}: not every task has a cookie: {cookies}")
             if len(cookies) == 5:
                 w = [cookies[f"worker-{i}"] for i in range(5)]
                 check(w[0] == w[1] and w[2] == w[3] and len({w[0], w[2], w[4]}) == 3,
-                      f"Cookie: the pairs do not share their cookies: {w}")
-            check(isinstance(fi, (int, float)) and fi > 0, f"Cookie: forced idle {fi} s, expected > 0")
+                      f"{name}: the pairs do not share their cookies: {w}")
+            check(isinstance(fi, (int, float)) and fi > 0, f"{name}: forced idle {fi} s, expected > 0")
         ss = runs[0].get("schedstat", {})
         check(ss.get("ttwu_count", 0) > 0, f"{name}: no wakeups in /proc/schedstat")
         check(len(ss.get("cpus", [])) == 4, f"{name}: schedstat has {len(ss.get('cpus', []))} CPUs")

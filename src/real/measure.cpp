@@ -15,6 +15,7 @@
 #include <deque>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -42,7 +43,8 @@ using scenario::Scenario;
 using scenario::TaskGroupSpec;
 using workload::Action;
 
-constexpr int kPidTypePid = 0;  // PIDTYPE_PID: PR_SCHED_CORE_SCOPE_THREAD
+// PR_SCHED_CORE_SCOPE_THREAD, _THREAD_GROUP, _PROCESS_GROUP (PIDTYPE_PID, _TGID, _PGID).
+constexpr int kPidTypePid = 0, kPidTypeTgid = 1, kPidTypePgid = 2;
 // The stream purposes of experiment/simulation.cpp, so a measured run draws the same phase
 // lengths and start delays as the simulated run with the same seed.
 constexpr u64 kStreamPhases = 1, kStreamStart = 2;
@@ -90,9 +92,9 @@ std::optional<u64> parse_sched_value(const std::string &v, bool split_ns) {
   }
 }
 
-// The thread's own accounting, read by the thread itself at its end.
-void read_task_stats(int tid, TaskResult &r) {
-  const std::string dir = "/proc/self/task/" + std::to_string(tid);
+// A thread's own accounting (/proc/self/task/TID), read by the thread itself at its end, or a
+// child process's (/proc/PID/task/PID) once it has exited and before it is reaped.
+void read_task_stats(const std::string &dir, TaskResult &r) {
   if (std::ifstream in(dir + "/schedstat"); in && (in >> r.runtime_ns >> r.wait_ns >> r.timeslices))
     r.has_schedstat = true;
   std::ifstream in(dir + "/sched");
@@ -168,12 +170,16 @@ struct Task {
   int tid = 0;
   bool ready = false, done = false;
   std::string setup_error;
-  std::function<int()> op;      // a prctl() this thread must make as `current`
-  RealBench *bench = nullptr;   // the group's benchmark, when it runs one
-  int member = 0;               // index in the group
+  std::function<int()> op;     // a prctl() this thread must make as `current`
+  RealBench *bench = nullptr;  // the group's benchmark, when it runs one
+  int member = 0;              // index in the group
+  // The scenario's process and process group (as the simulator assigns them): the index of
+  // their first task.
+  std::size_t process = 0, process_group = 0;
   u64 first_ns = 0;             // when it started (rt-app's t_first), for its timers
   std::vector<u64> timer_next;  // its own ("unique") timers' next boundaries
   int op_result = 0;
+  int process_pid = 0;  // the process the task ran as (forked by its thread), if any
   TaskResult result;
 };
 
@@ -261,7 +267,7 @@ void Runner::setup(Task &t) {
 
 void Runner::act(Task &t, u64 t0) {
   if (t.bench) {
-    t.bench->member(t.member, t.rng, stop_);
+    t.process_pid = t.bench->member(t.member, t.rng, stop_);
     if (!stop_.load()) {
       t.result.exited = true;
       t.result.exit_ns = monotonic_ns() - t0;
@@ -453,13 +459,17 @@ void Runner::body(Task &t) {
     t.result.start_ns = t.first_ns - t0;
     act(t, t0);
   }
-  read_task_stats(t.tid, t.result);
+  const int pid = t.process_pid;
+  read_task_stats(pid ? "/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid)
+                      : "/proc/self/task/" + std::to_string(t.tid),
+                  t.result);
   if (host_.core_sched) {
     unsigned long cookie = 0;
-    if (prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0UL, static_cast<unsigned long>(kPidTypePid),
-              &cookie) == 0)
+    if (prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, static_cast<unsigned long>(pid),
+              static_cast<unsigned long>(kPidTypePid), &cookie) == 0)
       t.result.core_cookie = cookie;
   }
+  if (pid) t.bench->reap(t.member);
   const u64 end = (t.result.exited ? t.result.exit_ns + t0 : monotonic_ns());
   const u64 life = end > t0 + t.result.start_ns ? end - t0 - t.result.start_ns : 0;
   const u64 busy = t.result.runtime_ns + t.result.wait_ns;
@@ -490,10 +500,10 @@ Task &Runner::by_name(const std::string &comm) {
 // `by` task.
 void Runner::apply_cookies() {
   if (!needs_cookies(config_)) return;
-  auto prctl_op = [](unsigned long cmd, int pid) {
-    return [cmd, pid] {
+  auto prctl_op = [](unsigned long cmd, int pid, int type = kPidTypePid) {
+    return [cmd, pid, type] {
       return prctl(PR_SCHED_CORE, cmd, static_cast<unsigned long>(pid),
-                   static_cast<unsigned long>(kPidTypePid), 0UL) == 0
+                   static_cast<unsigned long>(type), 0UL) == 0
                  ? 0
                  : errno;
     };
@@ -515,19 +525,52 @@ void Runner::apply_cookies() {
         check(call_on(leader, prctl_op(PR_SCHED_CORE_SHARE_TO, members[j]->tid)), sh.line);
     }
   }
+  // A thread_group or process_group scope reaches the members of the scenario's process or
+  // process group. Every task here is a thread of one process, so the call is made per member
+  // with the same result the kernel's scoped call gives: CREATE makes one new cookie (on the
+  // first member, which then shares it to the others), SHARE_TO gives every member the
+  // caller's cookie. SHARE_FROM takes no scope: the kernel refuses it, as it is passed on.
   for (const auto &op : config_->prctl) {
     Task &by = by_name(op.by);
-    const int pid = op.pid.empty() ? 0 : by_name(op.pid).tid;
+    Task &target = op.pid.empty() ? by : by_name(op.pid);
     unsigned long cmd = PR_SCHED_CORE_CREATE;
     if (op.cmd == scenario::PrctlOp::Cmd::ShareTo) cmd = PR_SCHED_CORE_SHARE_TO;
     if (op.cmd == scenario::PrctlOp::Cmd::ShareFrom) cmd = PR_SCHED_CORE_SHARE_FROM;
-    check(call_on(by, prctl_op(cmd, pid)), op.line);
+    const int pid = op.pid.empty() ? 0 : target.tid;
+    if (op.scope == scenario::CookieScope::Thread || cmd == PR_SCHED_CORE_SHARE_FROM) {
+      const int type = op.scope == scenario::CookieScope::Thread        ? kPidTypePid
+                       : op.scope == scenario::CookieScope::ThreadGroup ? kPidTypeTgid
+                                                                        : kPidTypePgid;
+      check(call_on(by, prctl_op(cmd, pid, type)), op.line);
+      continue;
+    }
+    std::vector<Task *> members;
+    for (Task &t : tasks_)
+      if (op.scope == scenario::CookieScope::ThreadGroup ? t.process == target.process
+                                                         : t.process_group == target.process_group)
+        members.push_back(&t);
+    Task *from = &by;
+    if (cmd == PR_SCHED_CORE_CREATE) {
+      from = members.front();
+      check(call_on(by, prctl_op(PR_SCHED_CORE_CREATE, from->tid, kPidTypePid)), op.line);
+    }
+    for (Task *m : members)
+      if (m != from)
+        check(call_on(*from, prctl_op(PR_SCHED_CORE_SHARE_TO, m->tid, kPidTypePid)), op.line);
   }
 }
 
 MeasureResult Runner::run() {
   u64 task_index = 0;
+  std::map<std::string, std::size_t> pgrp_first;
   for (const TaskGroupSpec &g : s_.groups) {
+    // Processes and process groups as experiment/simulation.cpp assigns them: every
+    // threads_per_process tasks of a group (default: all) are one process, one per task for
+    // models of processes (hackbench's process mode); groups naming one pgrp share it.
+    int per = g.threads_per_process > 0 ? g.threads_per_process : g.count;
+    if (g.bench.kind == workload::Benchmark::Kind::Hackbench && !g.bench.hackbench.threads) per = 1;
+    const std::size_t pgrp =
+        pgrp_first.emplace(g.pgrp.empty() ? g.name : g.pgrp, tasks_.size()).first->second;
     RealBench *bench = nullptr;
     if (g.bench.kind != workload::Benchmark::Kind::None) {
       benches_.push_back(make_real_bench(g.bench, g.name, g.count, host_.ns_per_loop));
@@ -548,6 +591,8 @@ MeasureResult Runner::run() {
       t.result.finite = bench ? !bench->infinite() : !g.stress && g.loops != 0;
       t.bench = bench;
       t.member = i;
+      t.process = i % per == 0 ? tasks_.size() - 1 : tasks_[tasks_.size() - 2].process;
+      t.process_group = pgrp;
     }
   }
   // rt-app counts a barrier's users at parse time: every use of its name in a thread's events.
@@ -628,11 +673,14 @@ MeasureResult Runner::run() {
   stop_and_join();
   for (const Task &t : tasks_) {
     r.tasks.push_back(t.result);
-    r.tasks.back().tid = t.tid;
+    r.tasks.back().tid = t.process_pid ? t.process_pid : t.tid;
     if (t.result.exited && t.result.finite)
       r.completion_ns = std::max(r.completion_ns, t.result.exit_ns);
   }
-  for (const auto &b : benches_) b->report(r.bench);
+  for (const auto &b : benches_) {
+    b->report(r.bench);
+    if (const std::string e = b->error(); !e.empty()) warnings_.push_back(e);
+  }
   // Forced idle charged to each VM's tasks (core_forceidle_sum), as the simulator reports it.
   for (auto &v : r.bench.vms)
     for (const Task &t : tasks_)
@@ -689,12 +737,6 @@ void check_supported(const Scenario &s, const ConfigSpec *config, const HostInfo
   if (!host.core_sched)
     throw Unsupported("measure: configuration \"" + config->name +
                       "\" skipped: it sets core-scheduling cookies, and " + host.core_sched_why);
-  for (const auto &op : config->prctl)
-    if (op.scope != scenario::CookieScope::Thread)
-      throw Unsupported("measure: configuration \"" + config->name + "\" (line " +
-                        std::to_string(op.line) +
-                        ") uses a thread_group or process_group scope, which measure cannot "
-                        "reproduce: every task is a thread of one process here");
 }
 
 MeasureResult run_measure(const Scenario &s, const ConfigSpec *config, const HostInfo &host,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
-// schedlab measure: a scenario's workload run for real on this host, one thread per task,
-// with the task's nice, policy, affinity and core-scheduling cookies, and the kernel's own
-// accounting (/proc/self/task/TID/schedstat and sched) as the result.
+// schedlab measure: a scenario's workload run for real on this host, one thread per task (or a
+// process that thread forks, for models of processes), with the task's nice, policy, affinity
+// and core-scheduling cookies, and the kernel's own accounting (/proc/.../schedstat and sched)
+// as the result.
 #include <atomic>
 #include <optional>
 #include <stdexcept>
@@ -73,8 +74,8 @@ struct HostInfo {
 HostInfo probe_host(const std::string &sysfs_root);
 
 // Throws Unsupported (one line) when measure cannot run `config` of `s` here: a benchmark
-// model, cookies without core scheduling, a CPU the host lacks, a scope measure cannot
-// reproduce. `config` may be null (no [[config]]).
+// model it does not run, cookies without core scheduling, a CPU the host lacks. `config` may
+// be null (no [[config]]).
 void check_supported(const scenario::Scenario &s, const scenario::ConfigSpec *config,
                      const HostInfo &host);
 

@@ -152,6 +152,9 @@ std::string measure_summary(const MeasureResult &r, const HostInfo &host) {
         "requests/s\n",
         m[1], m[2], m[3]);
   }
+  if (r.bench.has_fork)
+    out += fmt::format("fork: {} children forked, {} exited\n", r.bench.forks,
+                       r.bench.children_exited);
   u64 ours = 0;
   for (const auto &t : r.tasks) ours += t.runtime_ns;
   if (r.host_busy_ns && r.end_ns) {

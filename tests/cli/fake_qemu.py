@@ -4,7 +4,8 @@
 # "-serial file:PATH"), what a twin guest on 1 socket x 2 cores x 2 threads would send for
 # scenarios/twin/smoke.toml, seed by seed, then behaves as FAKE_QEMU_END says: "done"
 # (powers off), "hang" (sleeps), "exit" (exits 1 as a crashed QEMU). FAKE_QEMU_SEEDS is how
-# many seeds it sends (default 1); FAKE_QEMU_NO_SMT=1 reports CPUs without SMT siblings.
+# many seeds it sends (default 1); FAKE_QEMU_NO_SMT=1 reports CPUs without SMT siblings;
+# FAKE_QEMU_SKIP=NAME leaves out configuration NAME's runs.
 import json, os, sys, time
 
 out = [a[5:] for a in sys.argv if a.startswith("file:")][1]
@@ -40,7 +41,9 @@ with open(out, "ab", buffering=0) as f:
                             "sched_features": {}, "hz_measured": 1000.0, "core_sched": "ok"}))
     f.write(frame("timing", {"sleep_overshoot_mean_ns": 1000.0}))
     for seed in range(1, int(os.environ.get("FAKE_QEMU_SEEDS", "1")) + 1):
-        for config, cookie in (("No cookie", 0), ("Cookie", 7)):
+        for config, cookie in (("No cookie", 0), ("Cookie", 7), ("Cookie by scope", 9)):
+            if config == os.environ.get("FAKE_QEMU_SKIP"):
+                continue
             res = {"completion_time_ns": 2000 + seed, "forceidle_ns": 25000 if cookie else 0,
                    "tasks": [task(i, cookie) for i in range(5)]}
             f.write(frame("run", {"config": config, "seed": seed, "result": res,

@@ -46,8 +46,61 @@ else
 fi
 "$bin" measure "$src/scenarios/smoke.toml" --config Nope >/dev/null 2>&1; rc=$?
 check "unknown --config exits 2 (got $rc)" '[ $rc -eq 2 ]'
-"$bin" measure "$src/scenarios/hackbench-small.toml" >"$tmp/hb" 2>&1; rc=$?
-check "a benchmark model is refused with 3 (got $rc)" '[ $rc -eq 3 ] && grep -q "uses model hackbench in process mode, which measure does not run yet" "$tmp/hb"'
+
+# The benchmark models run for real: hackbench with a process per member, schbench at a
+# request rate, and fork()ing tasks.
+cat >"$tmp/procs.toml" <<TOML
+[scenario]
+name = "procs"
+[machine]
+host = true
+[[group]]
+name = "hb"
+hackbench = { groups = 1, fds = 4, loops = 100, mode = "process", transport = "pipe" }
+[[group]]
+name = "sb"
+schbench = { message_threads = 1, workers = 2, runtime = "1s", rps = 20, work = "2ms" }
+[[group]]
+name = "fk"
+count = 2
+fork = { children = 10, child_run = "1ms", interval = "2ms" }
+TOML
+timeout 30 "$bin" measure "$tmp/procs.toml" --json "$tmp/procs.json" >"$tmp/procs.out" 2>&1; rc=$?
+check "process-mode hackbench, schbench rps and fork run (got $rc)" '[ $rc -eq 0 ] && grep -q "^hackbench: Time: " "$tmp/procs.out" && grep -q "^fork: 20 children forked, 20 exited$" "$tmp/procs.out"'
+check "their results are whole" 'python3 - "$tmp/procs.json" "$(pgrep -d, -x schedlab || true)" <<"PY"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["hackbench_finished"] and j["hackbench_messages"] == 4 * 4 * 100, j["hackbench_messages"]
+hb = [t for t in j["tasks"] if t["comm"].startswith("hb-")]
+assert len(hb) == 8 and len({t["pid"] for t in hb}) == 8
+for t in hb:  # each member is its own process, its accounting read before it was reaped
+    assert t["runtime_ns"] > 0 and t["nr_switches"] > 0 and t["exit_ns"] is not None, t
+s = j["schbench"]
+# 20 requests a second for 1 s: all of them, none invented.
+assert 10 <= s["requests"] <= 21 and s["request_latency_ns"]["p50"] >= 2e6, s
+assert j["fork"] == {"forks": 20, "children_exited": 20}, j["fork"]
+PY'
+# Ctrl-C while member processes run: none of them outlives measure.
+cat >"$tmp/hblong.toml" <<TOML
+[scenario]
+name = "hblong"
+[machine]
+host = true
+[[group]]
+name = "hb"
+hackbench = { groups = 1, fds = 2, loops = 100000000, mode = "process", transport = "socket" }
+TOML
+"$bin" measure "$tmp/hblong.toml" >"$tmp/hblong.out" 2>&1 &
+pid=$!
+kids=""
+for _ in $(seq 50); do
+  kids=$(pgrep -P $pid | tr '\n' ' ')
+  [ "$(echo $kids | wc -w)" -ge 4 ] && break
+  sleep 0.1
+done
+kill -INT $pid; wait $pid; rc=$?
+check "process-mode hackbench had its 4 processes ($kids)" '[ "$(echo $kids | wc -w)" -eq 4 ]'
+check "Ctrl-C exits 130 and leaves none of them (got $rc)" '[ $rc -eq 130 ] && for k in $kids; do ! kill -0 $k 2>/dev/null || exit 1; done'
 
 # Ctrl-C: a stress scenario of 10 s, interrupted after 0.5 s.
 cat >"$tmp/long.toml" <<TOML

@@ -33,8 +33,9 @@ expect 2 "need --vm" "$schedlab" measure "$scen" --kernel "$kernel"
 expect 2 "several need --vm" "$schedlab" measure "$scen" --config "No cookie" --config Cookie
 expect 2 'no configuration named "Nope"' "$schedlab" measure "$scen" --vm --kernel "$kernel" --config Nope
 expect 2 "--runs 0" "$schedlab" measure "$scen" --vm --kernel "$kernel" --runs 0
-# What the twin cannot run: a benchmark model, a tunable the kernel lacks.
-expect 3 "task group .* uses model hackbench" "$schedlab" measure "$src/scenarios/hackbench-small.toml" --vm --kernel "$kernel" --accel tcg
+# What the twin cannot run: a machine QEMU cannot give, a tunable the kernel lacks.
+sed 's/^sockets = 1/sockets = 2/' "$scen" >"$tmp/two.toml"
+expect 3 "more than one socket or NUMA node" "$schedlab" measure "$tmp/two.toml" --vm --kernel "$kernel" --accel tcg
 sed 's/^name = "Cookie" .*/name = "Cookie"\ntunables = { core_push_forceidle_max = 2 }/' "$scen" >"$tmp/tun.toml"
 expect 3 "sets tunable core_push_forceidle_max = 2" "$schedlab" measure "$tmp/tun.toml" --vm --kernel "$kernel" --accel tcg
 
@@ -74,6 +75,7 @@ run_py() { "$schedlab" measure "$scen" --vm --kernel "$kernel" --accel tcg --qem
 FAKE_QEMU_SEEDS=2 expect 0 "" run_py
 python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['runs']==2 and j['measured'] and j['configs'][1]['mean_forceidle_s']>0, j['runs']" "$tmp/py.json" ||
   { echo "FAIL: the stand-in's two seeds are not in the JSON" >&2; fails=$((fails + 1)); }
+FAKE_QEMU_SKIP="Cookie by scope" expect 1 'the guest finished without a result for configuration "Cookie by scope", seed 1' run_py
 FAKE_QEMU_NO_SMT=1 expect 1 "the guest's machine is not the scenario's: guest CPU 0 (scenario CPU 0) has SMT siblings 0, expected {0,1}" run_py
 FAKE_QEMU_END=exit expect 1 "the guest stopped (QEMU status 1) before it finished.*(the 1 complete seeds before it are kept)" run_py
 python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['runs']==1 and j['seeds']==[1]" "$tmp/py.json" ||
@@ -82,7 +84,7 @@ python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['runs']==1
 FAKE_QEMU_END=hang "$schedlab" measure "$scen" --vm --kernel "$kernel" --accel tcg --qemu "$fake" \
   --boot-timeout 30 --runs 2 --workdir "$tmp/w-py" --json "$tmp/py.json" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-for _ in $(seq 300); do grep -q "run 2 of 4" "$tmp/err" 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 300); do grep -q "run 3 of 6" "$tmp/err" 2>/dev/null && break; sleep 0.1; done
 kill -INT "$pid"
 rc=0
 wait "$pid" || rc=$?
