@@ -15,8 +15,8 @@ Cli::Cli()
   commands = {add_run_command(app),     add_experiment_command(app), add_timeline_command(app),
               add_report_command(app),  add_topology_command(app),   add_measure_command(app),
               add_compare_command(app), add_replay_command(app),     add_sweep_command(app)};
-  help = app.add_subcommand("help", "Explain the CLI, features or tunables");
-  help->add_option("topic", topic, "features | tunables")->type_name("TOPIC");
+  help = app.add_subcommand("help", "Explain the CLI, features, tunables or run statistics");
+  help->add_option("topic", topic, "features | tunables | stats")->type_name("TOPIC");
 }
 
 std::optional<int> parse_args(Cli &cli, int argc, char **argv) {

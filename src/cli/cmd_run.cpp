@@ -37,7 +37,7 @@ std::optional<Time> wasted_threshold(const char *cmd, const std::string &text) {
 int cmd_run(const std::string &file, const std::string &config, std::optional<u64> seed,
             const std::string &json, const std::vector<std::string> &features,
             const std::vector<std::string> &tunables, const TraceOptions &trace,
-            const CheckOptions &check) {
+            const CheckOptions &check, bool latency) {
   scenario::Scenario s;
   experiment::ConfigChoice choice;
   try {
@@ -141,6 +141,7 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
   if (int rc = json_trace_out.close()) return rc;
   const bool data_on_stdout = json == "-" || trace.file == "-" || trace.json == "-";
   std::fputs(experiment::run_summary(r, s).c_str(), text_stream(data_on_stdout));
+  if (latency) std::fputs(experiment::latency_table(r).c_str(), text_stream(data_on_stdout));
   if (int rc = json_out.write(experiment::run_to_json(r, s).dump(2) + "\n")) return rc;
   if (r.check && r.check->violations) {
     for (const auto &v : r.check->first)
@@ -162,6 +163,7 @@ Command add_run_command(CLI::App &app) {
     std::vector<std::string> features, tunables;
     TraceOptions trace;
     CheckOptions check;
+    bool latency = false;
   };
   auto a = std::make_shared<Args>();
   CLI::App *run = app.add_subcommand("run", "Simulate one run of a scenario and print a summary");
@@ -193,6 +195,9 @@ Command add_run_command(CLI::App &app) {
                 "Add the load-tracking tracepoints: PELT and util_est events to --trace (LISA's "
                 "lisa__sched_pelt_*/lisa__sched_util_est_* format), util counters per CPU to "
                 "--trace-json");
+  run->add_flag("--latency", a->latency,
+                "Print each task's scheduling delays as perf sched latency does (runtime, count, "
+                "average and maximum delay, when the maximum began and ended)");
   run->add_flag("--check", a->check.on,
                 "Check the model's invariants (exit 4 on a violation) and measure wasted cores");
   run->add_option("--wasted-threshold", a->check.wasted_threshold,
@@ -219,7 +224,7 @@ Command add_run_command(CLI::App &app) {
               }
             }
             return cmd_run(a->file, a->config, seed, a->json, a->features, a->tunables, a->trace,
-                           a->check);
+                           a->check, a->latency);
           }};
 }
 

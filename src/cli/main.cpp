@@ -7,6 +7,7 @@
 
 #include "cli/app.h"
 #include "cli/commands.h"
+#include "experiment/run_stats.h"
 #include "kernel/features.h"
 #include "kernel/tunables.h"
 
@@ -36,8 +37,23 @@ int cmd_help(const std::string &topic, CLI::App &app) {
                   std::string(t.doc).c_str());
     return 0;
   }
+  if (topic == "stats") {
+    std::printf(
+        "Run statistics (kernel/stats.h): per CPU in run --json, one value per run in\n"
+        "experiment --json/--csv; a table summarises a statistic when the compared\n"
+        "configurations differ in something that acts on it.\n\n");
+    for (const auto &st : experiment::kStatistics) {
+      const auto t = static_cast<std::size_t>(st.table);
+      std::printf("  %-26s %-5s %-5s table: %s\n      %s\n", st.name,
+                  st.over == experiment::StatOver::CPU ? "cpu" : "run", st.unit,
+                  t < experiment::kNrStatTables ? experiment::kStatTables[t].short_name : "none",
+                  st.meaning);
+      if (*st.acts_on) std::printf("      acted on by: %s\n", st.acts_on);
+    }
+    return 0;
+  }
   if (!topic.empty()) {
-    std::fprintf(stderr, "schedlab help: unknown topic '%s' (topics: features, tunables)\n",
+    std::fprintf(stderr, "schedlab help: unknown topic '%s' (topics: features, tunables, stats)\n",
                  topic.c_str());
     return kExitBadInput;
   }
@@ -52,7 +68,7 @@ int cmd_help(const std::string &topic, CLI::App &app) {
       "  3    unsupported on this host (measure, topology --host)\n"
       "  4    an invariant of the model was violated (--check)\n"
       "  130  measure was interrupted (Ctrl-C) and printed its partial result\n"
-      "\nHelp topics: schedlab help features | schedlab help tunables\n"
+      "\nHelp topics: schedlab help features | tunables | stats\n"
       "Scenario format: docs/scenario-format.md; every command: docs/cli.md\n");
   return 0;
 }

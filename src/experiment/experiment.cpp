@@ -114,8 +114,7 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
         for (const auto &vm : rr.bench.vms)
           out.vm_forceidle_ns.emplace_back(vm.name, vm.forceidle_ns);
         out.sis = rr.sis;
-        out.newidle = newidle_metrics(rr);
-        out.balance = balance_metrics(rr);
+        out.stat = run_stats(rr);
         out.check = rr.check;
         out.wall_s = rr.wall_s;
         if (o.progress) {
@@ -156,35 +155,6 @@ static double p999_us(std::vector<Time> v) {
   const std::size_t rank =
       static_cast<std::size_t>(std::ceil(0.999 * static_cast<double>(v.size())));
   return static_cast<double>(v[std::max<std::size_t>(rank, 1) - 1]) / 1e3;
-}
-
-std::array<double, kNrNewidleMetrics> newidle_metrics(const RunResult &r) {
-  u64 attempts = 0, skipped = 0, pulled = 0, cost = 0, lb_count = 0, lb_gained = 0;
-  for (const auto &cs : r.sched) {
-    lb_count += cs.lb_count_by_idle[2];
-    lb_gained += cs.lb_gained_by_idle[2];
-    attempts += cs.newidle_attempts;
-    skipped += cs.newidle_skipped_avg_idle;
-    pulled += cs.newidle_pulled;
-    cost += cs.newidle_cost_ns;
-  }
-  return {static_cast<double>(attempts), static_cast<double>(skipped),
-          static_cast<double>(pulled),   static_cast<double>(cost),
-          r.mean_avg_idle_ns(),          static_cast<double>(lb_count),
-          static_cast<double>(lb_gained)};
-}
-
-std::array<double, kNrBalanceMetrics> balance_metrics(const RunResult &r) {
-  u64 migrations = 0, moved = 0, active = 0, pushed = 0, stolen = 0;
-  for (const auto &tm : r.metrics.tasks) migrations += tm.nr_migrations;
-  for (const auto &cs : r.sched) {
-    moved += cs.lb_moved;
-    active += cs.lb_active;
-    pushed += cs.core_pushed;
-    stolen += cs.core_stolen;
-  }
-  return {static_cast<double>(migrations), static_cast<double>(moved), static_cast<double>(active),
-          static_cast<double>(pushed), static_cast<double>(stolen)};
 }
 
 std::vector<double> bench_metrics(const RunResult &r, u64 *expected) {

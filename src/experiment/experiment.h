@@ -46,40 +46,6 @@ inline constexpr BenchMetric kBenchMetrics[] = {
     {"lost_time_pct", "hwlat lost sampling time (%)"},
 };
 inline constexpr std::size_t kNrBenchMetrics = sizeof(kBenchMetrics) / sizeof(kBenchMetrics[0]);
-// A figure of one run (run key, label), shown as value * scale with `decimals` decimals.
-struct RunMetric {
-  const char *key;
-  const char *label;
-  double scale;
-  int decimals;
-};
-// Newidle balancing, summed over the CPUs: what the avg_idle gate and the newidle features act
-// on. Mean avg_idle is over all its updates on all CPUs. Attempts are entries to newidle
-// balancing; lb_count and lb_gained are /proc/schedstat's CPU_NEWLY_IDLE counters over the
-// domains (balances of a domain, tasks they detached), which a real kernel reports too.
-inline constexpr RunMetric kNewidleMetrics[] = {
-    {"newidle_attempts", "attempts", 1, 0},
-    {"newidle_skipped_avg_idle", "skipped by avg_idle", 1, 0},
-    {"newidle_pulled", "pulled", 1, 0},
-    {"newidle_cost_ns", "CPU time (ms)", 1e-6, 1},
-    {"mean_avg_idle_ns", "mean avg_idle (us)", 1e-3, 1},
-    {"newidle_lb_count", "lb_count", 1, 0},
-    {"newidle_lb_gained", "lb_gained", 1, 0},
-};
-inline constexpr std::size_t kNrNewidleMetrics =
-    sizeof(kNewidleMetrics) / sizeof(kNewidleMetrics[0]);
-// Moving tasks between CPUs: all migrations (summed over the tasks), then, summed over the
-// CPUs, those of load balancing (periodic, NOHZ idle and newidle), its active balances, the
-// force-idle pushes (CORE_PUSH_FORCEIDLE) and the cookie steals of forced-idle CPUs: what the
-// force-idle balancing features act on.
-inline constexpr RunMetric kBalanceMetrics[] = {
-    {"migrations", "migrations", 1, 0},     {"lb_moved", "moved by load balancing", 1, 0},
-    {"lb_active", "active balances", 1, 1}, {"core_pushed", "pushed off forced idle", 1, 0},
-    {"core_stolen", "cookie steals", 1, 0},
-};
-inline constexpr std::size_t kNrBalanceMetrics =
-    sizeof(kBalanceMetrics) / sizeof(kBalanceMetrics[0]);
-
 // What an experiment keeps of one run.
 struct ExperimentRun {
   u64 seed = 0;
@@ -95,16 +61,12 @@ struct ExperimentRun {
   std::vector<std::pair<std::string, Time>> vm_forceidle_ns;
   // Where select_idle_sibling() placed wakeups, and how often onto another cookie's core.
   kernel::Kernel::SisStats sis;
-  // Newidle balancing over all CPUs, in the order of kNewidleMetrics (newidle_metrics()).
-  std::array<double, kNrNewidleMetrics> newidle{};
-  // Task moves, in the order of kBalanceMetrics (balance_metrics()).
-  std::array<double, kNrBalanceMetrics> balance{};
+  // The run statistics of kernel/stats.h, by run_stat_id (run_stats()).
+  RunStats stat{};
   std::optional<observe::CheckReport> check;  // with ExperimentOptions::check
   double wall_s = 0;                          // host time, never part of the deterministic result
 };
 
-std::array<double, kNrNewidleMetrics> newidle_metrics(const RunResult &r);
-std::array<double, kNrBalanceMetrics> balance_metrics(const RunResult &r);
 // The metrics of one run (NaN where absent). `expected` gets which metrics the run's scenario
 // has (bit m for kBenchMetrics[m]), with a value or not.
 std::vector<double> bench_metrics(const RunResult &r, u64 *expected = nullptr);

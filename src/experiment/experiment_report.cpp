@@ -92,20 +92,21 @@ MetricStats metric_stats(const ExperimentResult &r, std::size_t index, Value val
 
 // Run metrics as one table: a row of means ± CI95 per configuration and, under each but the
 // first, its change against the first (paired by seed) and the sign test.
-std::string run_metrics_table(const char *title, const RunMetric *list,
-                              const std::vector<MetricStats> &metrics, const ExperimentStats &st,
-                              const std::string &note) {
+std::string run_stats_table(StatTable t, const ExperimentStats &st) {
+  const std::vector<MetricStats> &metrics = st.tables[static_cast<std::size_t>(t)];
+  if (metrics.empty()) return "";
+  const StatTableInfo &info = kStatTables[static_cast<std::size_t>(t)];
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> head{title};
-  for (const auto &ms : metrics) head.push_back(list[ms.index].label);
+  std::vector<std::string> head{info.title};
+  for (const auto &ms : metrics) head.push_back(kStatistics[ms.index].label);
   rows.push_back(head);
   for (std::size_t c = 0; c < st.configs.size(); c++) {
     std::vector<std::string> row{st.configs[c].name}, change{"  change (CI95 paired)"},
         sign{"  lower/higher (sign test)"};
     for (const auto &ms : metrics) {
-      const RunMetric &m = list[ms.index];
+      const Statistic &m = kStatistics[ms.index];
       const auto &pc = ms.configs[c];
-      row.push_back(run_metric_value(m, pc.mean) + " ± " + run_metric_value(m, pc.ci95));
+      row.push_back(run_stat_value(m, pc.mean) + " ± " + run_stat_value(m, pc.ci95));
       // No change in percent of a first configuration whose mean is 0.
       change.push_back(std::isfinite(pc.change_pct) ? fmt::format("{:+.1f} % ± {} %", pc.change_pct,
                                                                   pct1(pc.change_ci95_pct))
@@ -121,7 +122,7 @@ std::string run_metrics_table(const char *title, const RunMetric *list,
   std::string out = "\n";
   out += render(rows, std::vector<std::size_t>(head.size(), 0));
   out +=
-      "\n" + note + fmt::format(" Changes against {}, paired by seed.\n", st.configs.front().name);
+      fmt::format("\n{} Changes against {}, paired by seed.\n", info.note, st.configs.front().name);
   return out;
 }
 
@@ -130,15 +131,6 @@ std::size_t config_index(const ExperimentResult &r, const std::string &name) {
   for (std::size_t i = 0; i < r.configs.size(); i++)
     if (r.configs[i].name == name) return i;
   throw std::logic_error("experiment_stats: comparison names a configuration that did not run");
-}
-
-// Whether any kernel differs from the first in one of these features.
-bool features_differ(const KernelConfigs &ks, std::initializer_list<kernel::sched_feat_id> fs) {
-  if (ks.empty()) return false;
-  for (const kernel::KernelConfig *k : ks)
-    for (const kernel::sched_feat_id f : fs)
-      if (k->features.on[f] != ks.front()->features.on[f]) return true;
-  return false;
 }
 
 // A part of a run's select_idle_sibling() calls, in percent (NaN without calls).
@@ -213,9 +205,8 @@ std::string seconds9(Time ns) {
 
 }  // namespace
 
-ExperimentStats experiment_stats(const ExperimentResult &r, RunMetricTables tables) {
+ExperimentStats experiment_stats(const ExperimentResult &r, RunStatTables force) {
   ExperimentStats st;
-  const KernelConfigs ks = kernel_configs(r);
   for (const auto &c : r.configs) {
     ConfigStats cs;
     cs.name = c.name;
@@ -268,14 +259,12 @@ ExperimentStats experiment_stats(const ExperimentResult &r, RunMetricTables tabl
     st.metrics.push_back(
         metric_stats(r, m, [m](const ExperimentRun &run) { return run.bench[m]; }));
   }
-  if (tables.newidle || newidle_gating_differs(ks))
-    for (std::size_t m = 0; m < kNrNewidleMetrics; m++)
-      st.newidle.push_back(
-          metric_stats(r, m, [m](const ExperimentRun &run) { return run.newidle[m]; }));
-  if (tables.balance || balancing_differs(ks))
-    for (std::size_t m = 0; m < kNrBalanceMetrics; m++)
-      st.balance.push_back(
-          metric_stats(r, m, [m](const ExperimentRun &run) { return run.balance[m]; }));
+  const ComparedSetup setup = compared_setup(r);
+  for (std::size_t t = 0; t < kNrStatTables; t++)
+    if (force[t] || table_acted_on(static_cast<StatTable>(t), setup))
+      for (const run_stat_id m : table_stats(static_cast<StatTable>(t)))
+        st.tables[t].push_back(
+            metric_stats(r, m, [m](const ExperimentRun &run) { return run.stat[m]; }));
   auto find = [&](const std::string &n) -> const std::vector<double> & {
     return st.configs[config_index(r, n)].completion_s;
   };
@@ -289,30 +278,14 @@ ExperimentStats experiment_stats(const ExperimentResult &r, RunMetricTables tabl
   return st;
 }
 
-std::string run_metric_value(const RunMetric &m, double v) {
+std::string run_stat_value(const Statistic &m, double v) {
   return std::isfinite(v) ? fmt::format("{:.{}f}", v * m.scale, m.decimals) : "n/a";
 }
 
-KernelConfigs kernel_configs(const ExperimentResult &r) {
-  KernelConfigs ks;
-  for (const auto &c : r.configs) ks.push_back(&c.kernel);
-  return ks;
-}
-
-bool newidle_gating_differs(const KernelConfigs &ks) {
-  using namespace kernel;
-  if (ks.empty()) return false;
-  for (const KernelConfig *k : ks)
-    if (k->tunables[TUNABLE_migration_cost_ns] != ks.front()->tunables[TUNABLE_migration_cost_ns])
-      return true;
-  return features_differ(ks, {__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT, __SCHED_FEAT_AVG_IDLE_STAMP_GUARD,
-                              __SCHED_FEAT_NI_RANDOM, __SCHED_FEAT_NEWIDLE_BUMP_ON_FAIL});
-}
-
-bool balancing_differs(const KernelConfigs &ks) {
-  using namespace kernel;
-  return features_differ(ks, {__SCHED_FEAT_CORE_PUSH_FORCEIDLE, __SCHED_FEAT_FI_IDLE_FOR_LB,
-                              __SCHED_FEAT_LB_COOKIE_PREF, __SCHED_FEAT_LB_COOKIE_SMT});
+ComparedSetup compared_setup(const ExperimentResult &r) {
+  ComparedSetup s;
+  for (const auto &c : r.configs) s.kernels.push_back(&c.kernel);
+  return s;
 }
 
 // More digits would claim what the test cannot.
@@ -430,18 +403,8 @@ std::string experiment_table(const ExperimentResult &r, const ExperimentStats &s
     out += "\n";
     out += render(rows, {0, 0, 0, 0});
   }
-  if (!st.newidle.empty())
-    out += run_metrics_table(
-        "Newidle balancing, per run", kNewidleMetrics, st.newidle, st,
-        "Newidle balancing: summed over CPUs. Skipped by avg_idle: balances that avg_idle skipped "
-        "or cut\nshort (below the domains' max_newidle_lb_cost). Mean avg_idle: over all its "
-        "updates.");
-  if (!st.balance.empty())
-    out += run_metrics_table(
-        "Task moves, per run", kBalanceMetrics, st.balance, st,
-        "Task moves: migrations of every cause; those of load balancing (periodic, NOHZ idle,\n"
-        "newidle) and its active balances; pushes off a forced-idle core (CORE_PUSH_FORCEIDLE); "
-        "cookie\nsteals by forced-idle CPUs.");
+  for (std::size_t t = 0; t < kNrStatTables; t++)
+    out += run_stats_table(static_cast<StatTable>(t), st);
   if (st.placement) out += placement_table(st);
   if (!st.stuck.empty()) {
     out += fmt::format(
@@ -490,10 +453,7 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
       sis["cookie_mismatch"] = run.sis.cookie_mismatch;
       sis["cookie_mismatch_by_step"] = sis_steps_json(run.sis.cookie_mismatch_by_step);
       jr["select_idle_sibling"] = std::move(sis);
-      for (std::size_t m = 0; m < kNrNewidleMetrics; m++)
-        jr[kNewidleMetrics[m].key] = run.newidle[m];
-      for (std::size_t m = 0; m < kNrBalanceMetrics; m++)
-        jr[kBalanceMetrics[m].key] = run.balance[m];
+      for (std::size_t m = 0; m < NR_RUN_STATS; m++) jr[kStatistics[m].name] = num(run.stat[m]);
       if (run.stuck_tasks) jr["stuck_tasks"] = run.stuck_tasks;
       if (run.check) add_check_json(*run.check, jr);  // --check
       runs.push_back(std::move(jr));
@@ -524,8 +484,8 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
       }
     };
     for (const auto &ms : st.metrics) add_metric(kBenchMetrics[ms.index].key, ms);
-    for (const auto &ms : st.newidle) add_metric(kNewidleMetrics[ms.index].key, ms);
-    for (const auto &ms : st.balance) add_metric(kBalanceMetrics[ms.index].key, ms);
+    for (const auto &table : st.tables)
+      for (const auto &ms : table) add_metric(kStatistics[ms.index].name, ms);
     if (st.placement) {
       const auto &pc = st.placement->configs[c];
       jc["mean_sis_calls"] = num(pc.mean_calls);
@@ -599,8 +559,7 @@ std::string experiment_csv_header(const std::vector<std::string> &lead,
   std::string out;
   for (const auto &l : lead) out += csv_quote(l) + ",";
   out += "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch";
-  for (const auto &m : kNewidleMetrics) out += std::string(",") + m.key;
-  for (const auto &m : kBalanceMetrics) out += std::string(",") + m.key;
+  for (const auto &m : kStatistics) out += std::string(",") + m.name;
   for (std::size_t m : metrics) out += std::string(",") + kBenchMetrics[m].key;
   return out + "\n";
 }
@@ -615,8 +574,7 @@ std::string experiment_csv_rows(const ExperimentResult &r, const std::vector<std
       out += fmt::format("{}{},{},{},{},{},{},{}", prefix, csv_quote(c.name), run.seed,
                          seconds9(run.completion_ns), run.forceidle_ns, run.events, run.sis.calls,
                          run.sis.cookie_mismatch);
-      for (double v : run.newidle) out += fmt::format(",{}", v);
-      for (double v : run.balance) out += fmt::format(",{}", v);
+      for (double v : run.stat) out += std::isnan(v) ? std::string(",") : fmt::format(",{}", v);
       for (std::size_t m : metrics) {
         const double v = m < run.bench.size() ? run.bench[m] : std::nan("");
         out += std::isnan(v) ? std::string(",") : fmt::format(",{}", v);

@@ -34,7 +34,7 @@ struct ComparisonStats {
 // A benchmark metric across configurations: mean, CI95 and the change against the first
 // configuration, paired by seed, in percent of the first's mean.
 struct MetricStats {
-  std::size_t index = 0;  // into kBenchMetrics (or kNewidleMetrics, kBalanceMetrics)
+  std::size_t index = 0;  // into kBenchMetrics, or a run_stat_id (the tables of run statistics)
   struct PerConfig {
     double mean = 0, ci95 = 0, change_pct = 0, change_ci95_pct = 0;
     stats::SignTest sign;  // against the first configuration, seed by seed
@@ -60,8 +60,8 @@ struct StuckRun {
 // two significant digits ("< 0.001" below that; "n/a" for a NaN read from an older JSON).
 std::string format_sign_test(const stats::SignTest &s);
 
-// A run metric's value as the tables print it (its scale and decimals); "n/a" for NaN.
-std::string run_metric_value(const RunMetric &m, double v);
+// A run statistic's value as the tables print it (its scale and decimals); "n/a" for NaN.
+std::string run_stat_value(const Statistic &m, double v);
 
 // "hackbench time (s): not summarised, 1 of 40 runs have no value", for the experiment and sweep
 // tables.
@@ -88,12 +88,10 @@ struct PlacementStats {
 
 struct ExperimentStats {
   std::vector<MetricStats> metrics;  // the benchmark metrics every run has
-  // Newidle balancing (index into kNewidleMetrics), where the configurations gate it
-  // differently (newidle_gating_differs()); empty otherwise.
-  std::vector<MetricStats> newidle;
-  // Task moves (kBalanceMetrics), where the configurations balance around forced idle
-  // differently (balancing_differs()); empty otherwise.
-  std::vector<MetricStats> balance;
+  // The tables of run statistics (kernel/stats.h), by StatTable: each of its statistics, where
+  // the configurations differ in something that acts on them (table_acted_on()); empty
+  // otherwise.
+  std::array<std::vector<MetricStats>, kNrStatTables> tables;
   // Only where core scheduling was at work in some run (forced idle, or a wakeup placed onto
   // another cookie's core).
   std::optional<PlacementStats> placement;
@@ -103,24 +101,13 @@ struct ExperimentStats {
   std::vector<ComparisonStats> comparisons;
 };
 
-// The run-metric tables experiment_stats() gives however alike the configurations are: a sweep
-// whose points differ in what acts on them shows them at every point.
-struct RunMetricTables {
-  bool newidle = false;
-  bool balance = false;
-};
-ExperimentStats experiment_stats(const ExperimentResult &r, RunMetricTables tables = {});
+// The tables of run statistics experiment_stats() gives however alike the configurations are
+// (by StatTable): a sweep whose points differ in what acts on them shows them at every point.
+using RunStatTables = std::array<bool, kNrStatTables>;
+ExperimentStats experiment_stats(const ExperimentResult &r, RunStatTables force = {});
 
-// The kernels the predicates below compare: an experiment's configurations, or a sweep's
-// configurations at every point.
-using KernelConfigs = std::vector<const kernel::KernelConfig *>;
-KernelConfigs kernel_configs(const ExperimentResult &r);
-// Whether the kernels differ in what gates or paces newidle balancing: the avg_idle patch and
-// its guard, NI_RANDOM, NEWIDLE_BUMP_ON_FAIL, or migration_cost_ns.
-bool newidle_gating_differs(const KernelConfigs &ks);
-// Whether they differ in the force-idle balancing features: CORE_PUSH_FORCEIDLE,
-// FI_IDLE_FOR_LB, LB_COOKIE_PREF, LB_COOKIE_SMT.
-bool balancing_differs(const KernelConfigs &ks);
+// The setup an experiment's configurations compare (their kernels; one machine).
+ComparedSetup compared_setup(const ExperimentResult &r);
 
 // The table: with at most 5 runs, one column per run, then Average and Overhead; with more,
 // Mean ± CI95, Median and Overhead ± its paired CI95. Then forced idle, one line per

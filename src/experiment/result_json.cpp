@@ -156,27 +156,16 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
     cj["nr_switches"] = c.nr_switches;
     if (static_cast<std::size_t>(c.cpu) < r.sched.size()) {
       const auto &cs = r.sched[static_cast<std::size_t>(c.cpu)];
-      cj["newidle_attempts"] = cs.newidle_attempts;
-      cj["newidle_skipped_avg_idle"] = cs.newidle_skipped_avg_idle;
-      cj["newidle_pulled"] = cs.newidle_pulled;
-      cj["newidle_cost_ns"] = cs.newidle_cost_ns;
-      cj["lb_count"] = cs.lb_count;
-      cj["lb_moved"] = cs.lb_moved;
-      cj["lb_failed"] = cs.lb_failed;
-      cj["lb_active"] = cs.lb_active;
-      cj["core_pushed"] = cs.core_pushed;
-      cj["core_stolen"] = cs.core_stolen;
+      for (std::size_t i = 0; i < NR_RUN_STATS; i++)
+        if (kStatistics[i].section == StatSection::cpu) cj[kStatistics[i].name] = cs.stat[i];
       cj["ticks"] = cs.ticks;
       if (!r.kernel.nohz_full.empty()) cj["remote_ticks"] = cs.remote_ticks;
       cj["avg_idle_ns"] = cs.avg_idle_ns;
       cj["mean_avg_idle_ns"] = cs.mean_avg_idle_ns;
       // The counters of /proc/schedstat's cpuN line, under its names (times in ns).
       ordered_json ss;
-      ss["yld_count"] = cs.yld_count;
-      ss["sched_count"] = cs.sched_count;
-      ss["sched_goidle"] = cs.sched_goidle;
-      ss["ttwu_count"] = cs.ttwu_count;
-      ss["ttwu_local"] = cs.ttwu_local;
+      for (std::size_t i = 0; i < NR_RUN_STATS; i++)
+        if (kStatistics[i].section == StatSection::schedstat) ss[kStatistics[i].name] = cs.stat[i];
       ss["rq_cpu_time"] = c.busy_ns;
       ss["run_delay"] = c.run_delay_ns;
       ss["pcount"] = c.pcount;
@@ -209,6 +198,12 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
     tj["nr_migrations"] = tm.nr_migrations;
     tj["nr_wakeups"] = tm.nr_wakeups;
     tj["core_forceidle_sum_ns"] = tm.core_forceidle_sum_ns;
+    // perf sched latency's columns: delays from runnable to running.
+    tj["latency"] = {{"count", tm.nr_delays},
+                     {"delay_sum_ns", tm.delay_sum_ns},
+                     {"max_delay_ns", tm.max_delay_ns},
+                     {"max_delay_start_ns", tm.max_delay_start_ns},
+                     {"max_delay_end_ns", tm.max_delay_end_ns}};
     // The fields of /proc/PID/sched under its names (times in ns).
     ordered_json ps;
     ps["se.sum_exec_runtime"] = tm.runtime_ns;

@@ -70,8 +70,7 @@ void encode_run(std::size_t item, const ExperimentRun &r, std::string &out) {
   for (u64 v : r.sis.by_step) put(out, v);
   put(out, r.sis.cookie_mismatch);
   for (u64 v : r.sis.cookie_mismatch_by_step) put(out, v);
-  for (double d : r.newidle) put(out, d);
-  for (double d : r.balance) put(out, d);
+  for (double d : r.stat) put(out, d);
   put(out, static_cast<u64>(r.check ? 1 : 0));
   if (r.check) {
     const observe::CheckReport &c = *r.check;
@@ -111,8 +110,7 @@ std::pair<std::size_t, ExperimentRun> decode_run(std::string_view &in) {
   for (u64 &v : r.sis.by_step) v = get_u64(in);
   r.sis.cookie_mismatch = get_u64(in);
   for (u64 &v : r.sis.cookie_mismatch_by_step) v = get_u64(in);
-  for (double &d : r.newidle) d = get_double(in);
-  for (double &d : r.balance) d = get_double(in);
+  for (double &d : r.stat) d = get_double(in);
   if (get_u64(in)) {
     observe::CheckReport c;
     c.violations = get_u64(in);

@@ -605,27 +605,14 @@ RunResult Simulation::run() {
   for (int cpu = 0; cpu < topo_.nr_cpus(); cpu++) {
     const kernel::rq *rq = kernel_->cpu_rq(cpu);
     RunResult::CpuSched cs;
-    cs.newidle_attempts = rq->newidle_attempts;
-    cs.newidle_skipped_avg_idle = rq->newidle_skipped_avg_idle;
-    cs.newidle_pulled = rq->newidle_pulled;
-    cs.newidle_cost_ns = rq->newidle_cost_ns;
-    cs.lb_count = rq->lb_count;
-    cs.lb_moved = rq->lb_moved;
-    cs.lb_failed = rq->lb_failed;
-    cs.lb_active = rq->lb_active;
+    for (std::size_t i = 0; i < NR_RUN_STATS; i++)
+      if (kStatistics[i].field) cs.stat[i] = rq->*kStatistics[i].field;
     for (int t = 0; t < 3; t++) {
       cs.lb_count_by_idle[static_cast<std::size_t>(t)] = rq->lb_count_by_idle[t];
       cs.lb_gained_by_idle[static_cast<std::size_t>(t)] = rq->lb_gained_by_idle[t];
     }
-    cs.core_pushed = rq->core_pushed;
-    cs.core_stolen = rq->core_stolen;
     cs.ticks = rq->nr_ticks;
     cs.remote_ticks = rq->nr_remote_ticks;
-    cs.sched_count = rq->sched_count;
-    cs.yld_count = rq->yld_count;
-    cs.sched_goidle = rq->sched_goidle;
-    cs.ttwu_count = rq->ttwu_count;
-    cs.ttwu_local = rq->ttwu_local;
     cs.avg_idle_ns = rq->avg_idle;
     cs.avg_idle_updates = rq->avg_idle_samples;
     cs.mean_avg_idle_ns = rq->avg_idle_samples ? static_cast<double>(rq->avg_idle_sum) /

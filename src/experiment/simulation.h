@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "experiment/run_stats.h"
 #include "kernel/kernel.h"
 #include "observe/invariant_checker.h"
 #include "observe/metrics.h"
@@ -34,18 +35,15 @@ struct RunResult {
   // event queue ran dry): a deadlock in the workload, or a lost wakeup. By comm.
   std::vector<std::string> stuck_tasks;
   kernel::Kernel::SisStats sis;
-  // Per CPU balancing counters (rq fields), in CPU order.
+  // Per CPU counters (rq fields), in CPU order.
   struct CpuSched {
-    u64 newidle_attempts = 0, newidle_skipped_avg_idle = 0, newidle_pulled = 0, newidle_cost_ns = 0;
-    u64 lb_count = 0, lb_moved = 0, lb_failed = 0, lb_active = 0;
+    // The CPU statistics of kernel/stats.h, by run_stat_id (0 for RUN statistics).
+    std::array<u64, NR_RUN_STATS> stat{};
     // schedstat's lb_count[] and lb_gained[] over the CPU's domains, by idle type.
     std::array<u64, 3> lb_count_by_idle{}, lb_gained_by_idle{};
-    u64 core_pushed = 0, core_stolen = 0;  // CORE_PUSH_FORCEIDLE pushes from, cookie steals to
-    u64 ticks = 0, remote_ticks = 0;       // sched_tick() here; sched_tick_remote() for here
-    u64 sched_count = 0, sched_goidle = 0, ttwu_count = 0, ttwu_local = 0;  // /proc/schedstat
-    u64 yld_count = 0;                                                      // likewise
-    u64 avg_idle_ns = 0;                                                    // at the end of the run
-    double mean_avg_idle_ns = 0;  // mean of avg_idle over its updates (0 if none)
+    u64 ticks = 0, remote_ticks = 0;  // sched_tick() here; sched_tick_remote() for here
+    u64 avg_idle_ns = 0;              // at the end of the run
+    double mean_avg_idle_ns = 0;      // mean of avg_idle over its updates (0 if none)
     u64 avg_idle_updates = 0;
   };
   std::vector<CpuSched> sched;

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "machine/cpumask.h"
@@ -157,6 +158,45 @@ std::string run_summary(const RunResult &r, const scenario::Scenario &s) {
       "simulated {:.3f} s in {:.3f} s of wall time ({:.{}f}x real time), {} events ({:.2f} M/s)\n",
       static_cast<double>(m.end_ns) / 1e9, r.wall_s, speed, speed < 10 ? 2 : 0, r.events,
       r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s / 1e6 : 0.0);
+  return out;
+}
+
+std::string latency_table(const RunResult &r) {
+  const std::string rule(139, '-');
+  std::string out = " " + rule + "\n";
+  out +=
+      "  Task                  |   Runtime ms  |  Count   | Avg delay ms    | Max delay ms    | "
+      "Max delay start           | Max delay end          |\n";
+  out += " " + rule + "\n";
+  std::vector<const observe::TaskMetrics *> tasks;
+  for (const auto &tm : r.metrics.tasks) tasks.push_back(&tm);
+  auto avg = [](const observe::TaskMetrics *t) {
+    return t->nr_delays ? static_cast<double>(t->delay_sum_ns) / static_cast<double>(t->nr_delays)
+                        : 0.0;
+  };
+  std::stable_sort(tasks.begin(), tasks.end(), [&](auto *a, auto *b) {
+    if (avg(a) != avg(b)) return avg(a) > avg(b);
+    if (a->max_delay_ns != b->max_delay_ns) return a->max_delay_ns > b->max_delay_ns;
+    if (a->nr_delays != b->nr_delays) return a->nr_delays > b->nr_delays;
+    return a->runtime_ns > b->runtime_ns;
+  });
+  Time runtime = 0;
+  u64 count = 0;
+  for (const observe::TaskMetrics *t : tasks) {
+    runtime += t->runtime_ns;
+    count += t->nr_delays;
+    out += fmt::format(
+        "  {:<22}|{:>11.3f} ms |{:>9} | avg:{:>8.3f} ms | max:{:>8.3f} ms | max start: {:>12.6f} s "
+        "| max end: {:>12.6f} s\n",
+        fmt::format("{}:{}", t->comm, t->pid), static_cast<double>(t->runtime_ns) / 1e6,
+        t->nr_delays, avg(t) / 1e6, static_cast<double>(t->max_delay_ns) / 1e6,
+        static_cast<double>(t->max_delay_start_ns) / 1e9,
+        static_cast<double>(t->max_delay_end_ns) / 1e9);
+  }
+  out += " " + std::string(113, '-') + "\n";
+  out += fmt::format("  TOTAL:                |{:>11.3f} ms |{:>9} |\n",
+                     static_cast<double>(runtime) / 1e6, count);
+  out += " " + std::string(51, '-') + "\n";
   return out;
 }
 

@@ -76,16 +76,13 @@ SweepResult run_sweep(const std::string &file, const std::vector<SweepParam> &pa
   // Where the points differ in what acts on newidle balancing or task moves (a sweep over
   // migration_cost_ns, a feature or the newidle cost), every point shows those tables, even one
   // whose own configurations are alike.
-  KernelConfigs ks;
+  ComparedSetup setup;
   for (const auto &point : choices)
-    for (const auto &c : point) ks.push_back(&c.kernel);
-  RunMetricTables tables;
-  tables.newidle = newidle_gating_differs(ks);
-  for (const auto &sc : scenarios)
-    tables.newidle |=
-        sc.costs.newidle_balance_base_ns != scenarios.front().costs.newidle_balance_base_ns ||
-        sc.costs.newidle_balance_per_cpu_ns != scenarios.front().costs.newidle_balance_per_cpu_ns;
-  tables.balance = balancing_differs(ks);
+    for (const auto &c : point) setup.kernels.push_back(&c.kernel);
+  for (const auto &sc : scenarios) setup.costs.push_back(&sc.costs);
+  RunStatTables tables{};
+  for (std::size_t t = 0; t < kNrStatTables; t++)
+    tables[t] = table_acted_on(static_cast<StatTable>(t), setup);
   SweepResult r;
   r.scenario_file = file;
   r.params = params;
@@ -208,21 +205,20 @@ std::string sweep_table(const SweepResult &r) {
                : std::string());
     // Newidle balancing and task moves, where the point's configurations differ in what acts
     // on them: one line per configuration.
-    auto run_metrics = [&](const char *what, const RunMetric *list,
-                           const std::vector<MetricStats> &ms) {
+    for (std::size_t t = 0; t < kNrStatTables; t++) {
+      const std::vector<MetricStats> &ms = pt.stats.tables[t];
       for (std::size_t ci = 0; !ms.empty() && ci < pt.stats.configs.size(); ci++) {
-        std::string line = fmt::format("{}  {:<26} {}:", indent, pt.stats.configs[ci].name, what);
+        std::string line = fmt::format("{}  {:<26} {}:", indent, pt.stats.configs[ci].name,
+                                       kStatTables[t].short_name);
         for (std::size_t k = 0; k < ms.size(); k++) {
-          const RunMetric &m = list[ms[k].index];
+          const Statistic &m = kStatistics[ms[k].index];
           line += fmt::format(
-              "{} {} {} ± {}{}", k ? "," : "", m.label, run_metric_value(m, ms[k].configs[ci].mean),
-              run_metric_value(m, ms[k].configs[ci].ci95), change_vs_first(ms[k], ci));
+              "{} {} {} ± {}{}", k ? "," : "", m.label, run_stat_value(m, ms[k].configs[ci].mean),
+              run_stat_value(m, ms[k].configs[ci].ci95), change_vs_first(ms[k], ci));
         }
         out += line + "\n";
       }
-    };
-    run_metrics("newidle", kNewidleMetrics, pt.stats.newidle);
-    run_metrics("moves", kBalanceMetrics, pt.stats.balance);
+    }
     if (pt.stats.placement)
       for (std::size_t ci = 0; ci < pt.stats.placement->configs.size(); ci++)
         out += fmt::format("{}  {:<26} wakeups onto another cookie's core (%): {:.1f} ± {:.1f}\n",

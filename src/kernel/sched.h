@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernel/stats.h"
 #include "kernel/timeline.h"
 #include "machine/cpumask.h"
 #include "sim/time.h"
@@ -319,21 +320,23 @@ struct rq {
   u64 last_blocked_load_update_tick = 0;
   sched_domain *sd = nullptr;  // lowest domain
   u64 nr_switches = 0;
-  u64 sched_count = 0, sched_goidle = 0, ttwu_count = 0, ttwu_local = 0;
-  u64 yld_count = 0;  // sched_yield() calls (schedstat)
+  // The CPU statistics of kernel/stats.h (schedstat's and the model's counters), one u64 each.
+#define SCHEDLAB_RQ_STAT_CPU(name) u64 name = 0;
+#define SCHEDLAB_RQ_STAT_RUN(name)
+#define SCHEDLAB_RQ_STAT(name, over, ...) SCHEDLAB_RQ_STAT_##over(name)
+  SCHEDLAB_SCHED_STATS(SCHEDLAB_RQ_STAT)
+#undef SCHEDLAB_RQ_STAT
+#undef SCHEDLAB_RQ_STAT_RUN
+#undef SCHEDLAB_RQ_STAT_CPU
   // Load balancing: queued fair tasks, most recently picked first (rq->cfs_tasks); balancing
   // tries the least recently run ones first.
   TaskList cfs_tasks;
-  // Newidle balance observables, and the CPU time it spent, charged to the CPU as a stall
-  // before its next task runs.
-  u64 newidle_attempts = 0, newidle_skipped_avg_idle = 0, newidle_pulled = 0;
-  u64 newidle_cost_ns = 0, newidle_stall_ns = 0;
-  u64 lb_count = 0, lb_moved = 0, lb_failed = 0, lb_active = 0;
+  // The CPU time newidle balancing spent, charged to the CPU as a stall before its next task
+  // runs.
+  u64 newidle_stall_ns = 0;
   // /proc/schedstat's lb_count[idle] and lb_gained[idle] (balance attempts, tasks detached),
   // summed over this CPU's domains, by enum cpu_idle_type (busy, idle, newly idle).
   u64 lb_count_by_idle[3] = {}, lb_gained_by_idle[3] = {};
-  u64 core_pushed = 0;  // tasks pushed away by CORE_PUSH_FORCEIDLE
-  u64 core_stolen = 0;  // tasks stolen here by a forced-idle CPU (steal_cookie_task)
   u64 nr_ticks = 0, nr_remote_ticks = 0;  // sched_tick() here; sched_tick_remote() for here
   // Active balance: the stopper on this CPU is to push a task to push_cpu.
   bool active_balance = false;

@@ -67,8 +67,17 @@ void Metrics::sched_switch(Time now, int cpu, const task_struct *prev, unsigned 
   }
   if (!next->is_idle_task) {
     TaskState &t = task(next);
-    if (t.state == State::Runnable)
-      cpus_[static_cast<std::size_t>(cpu)].run_delay_ns += now - t.since;
+    if (t.state == State::Runnable) {
+      const Time d = now - t.since;
+      cpus_[static_cast<std::size_t>(cpu)].run_delay_ns += d;
+      t.m.nr_delays++;
+      t.m.delay_sum_ns += d;
+      if (d > t.m.max_delay_ns || t.m.nr_delays == 1) {
+        t.m.max_delay_ns = d;
+        t.m.max_delay_start_ns = t.since;
+        t.m.max_delay_end_ns = now;
+      }
+    }
     cpus_[static_cast<std::size_t>(cpu)].pcount++;
     enter(t, State::Running, now);
     if (t.waking) {

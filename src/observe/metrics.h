@@ -20,6 +20,10 @@ struct TaskMetrics {
   u64 nr_migrations = 0;
   u64 nr_wakeups = 0;
   Time core_forceidle_sum_ns = 0;  // forced idle charged to this task, as the kernel charges it
+  // Scheduling delays, as perf sched latency counts them: from becoming runnable (a wakeup, a
+  // fork, or a preemption) to the next switch-in. The longest, with when it began and ended.
+  u64 nr_delays = 0;
+  Time delay_sum_ns = 0, max_delay_ns = 0, max_delay_start_ns = 0, max_delay_end_ns = 0;
   Time start_ns = 0;
   Time exit_ns = 0;  // 0: did not exit
   bool exited = false;

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "experiment/experiment.h"
@@ -99,23 +100,29 @@ std::string sign_test_cell(const json &o, const std::string &lower, const std::s
   return experiment::format_sign_test(st);
 }
 
-// Run metrics as the experiment table prints them: mean ± CI95 per configuration, then the
-// change against the first, paired by seed, and the sign test. Empty when the JSON has no
-// summary of them.
-template <std::size_t N>
-std::string run_metrics_table(const json &configs, const experiment::RunMetric (&list)[N],
-                              const std::string &title, const std::string &note) {
-  if (configs.empty() || !configs[0].contains(std::string("mean_") + list[0].key)) return "";
+// A table of run statistics as the experiment table prints it: mean ± CI95 per configuration,
+// then the change against the first, paired by seed, and the sign test. Empty when the JSON
+// has no summary of it.
+std::string run_stats_table(const json &configs, experiment::StatTable table) {
+  const std::vector<experiment::run_stat_id> list = experiment::table_stats(table);
+  const experiment::StatTableInfo &info = experiment::kStatTables[static_cast<std::size_t>(table)];
+  const std::string title = info.title;
+  std::string note = info.note;
+  std::replace(note.begin(), note.end(), '\n', ' ');
+  if (list.empty() || configs.empty() ||
+      !configs[0].contains(std::string("mean_") + experiment::kStatistics[list[0]].name))
+    return "";
   Table t;
   t.head = {title};
-  for (const auto &m : list) t.head.push_back(m.label);
+  for (const auto id : list) t.head.push_back(experiment::kStatistics[id].label);
   for (std::size_t c = 0; c < configs.size(); c++) {
     const json &jc = configs[c];
     std::vector<std::string> row{jc.at("name").get<std::string>()};
-    for (const auto &m : list) {
-      const std::string key = m.key;
+    for (const auto id : list) {
+      const experiment::Statistic &m = experiment::kStatistics[id];
+      const std::string key = m.name;
       auto val = [&](const json &v) {
-        return experiment::run_metric_value(m, v.is_number() ? v.get<double>() : std::nan(""));
+        return experiment::run_stat_value(m, v.is_number() ? v.get<double>() : std::nan(""));
       };
       std::string cell = val(jc.at("mean_" + key)) + " ± " + val(jc.at("ci95_" + key));
       if (c > 0) {
@@ -244,15 +251,10 @@ std::string experiment_page(const json &j, const ReportExtras &x) {
     }
     b += table_html(mt);
   }
-  // Newidle balancing (0.7.4's JSON on) and task moves (0.7.5's), where the configurations
-  // differ in what acts on them.
-  b += run_metrics_table(configs, experiment::kNewidleMetrics, "Newidle balancing, per run",
-                         "Summed over CPUs. Skipped by avg_idle: balances that avg_idle skipped "
-                         "or cut short. Mean avg_idle: over all its updates.");
-  b += run_metrics_table(configs, experiment::kBalanceMetrics, "Task moves, per run",
-                         "Migrations of every cause (summed over tasks); then, summed over CPUs, "
-                         "those of load balancing and its active balances, pushes off a "
-                         "forced-idle core and cookie steals.");
+  // The tables of run statistics the experiment summarised (where the configurations differ
+  // in what acts on them).
+  for (std::size_t t = 0; t < experiment::kNrStatTables; t++)
+    b += run_stats_table(configs, static_cast<experiment::StatTable>(t));
   // Wakeup placement, from version 0.7.3's JSON on, where core scheduling was at work.
   if (!configs.empty() && configs[0].contains("mean_wakeups_other_cookie_pct")) {
     Table pt;
@@ -467,12 +469,13 @@ std::string sweep_page(const json &j) {
     b += sweep_charts(points, m.key, 1, m.label, categories, x_label);
   b += sweep_charts(points, "wakeups_other_cookie_pct", 1, "wakeups onto another cookie's core (%)",
                     categories, x_label);
-  for (const auto &m : experiment::kNewidleMetrics)
-    b += sweep_charts(points, m.key, m.scale, std::string("newidle ") + m.label, categories,
-                      x_label);
-  for (const auto &m : experiment::kBalanceMetrics)
-    b += sweep_charts(points, m.key, m.scale, std::string("task moves: ") + m.label, categories,
-                      x_label);
+  for (const experiment::Statistic &m : experiment::kStatistics)
+    if (m.table != experiment::StatTable::NONE)
+      b += sweep_charts(
+          points, m.name, m.scale,
+          std::string(experiment::kStatTables[static_cast<std::size_t>(m.table)].short_name) +
+              ": " + m.label,
+          categories, x_label);
   return page("schedlab sweep: " + scenario, b);
 }
 

@@ -293,6 +293,7 @@ SchedstatSums schedstat_sums(const Schedstat &s) {
     x.ttwu_local += c.ttwu_local;
     x.sched_count += c.sched_count;
     x.sched_goidle += c.sched_goidle;
+    x.yld_count += c.yld_count;
     for (const SchedstatDomain &d : c.domains) {
       const auto &ni = d.lb[kIdleTypeNewlyIdle];
       x.newidle_lb_count += ni[LB_COUNT];
@@ -724,17 +725,21 @@ TwinResult run_twin(const scenario::Scenario &s, const TwinOptions &o,
       u64 migrations = 0;
       for (const ordered_json &t : tr.result.at("tasks"))
         if (t["nr_migrations"].is_number()) migrations += t["nr_migrations"].get<u64>();
-      // Newidle entries, avg_idle skips, pulls, cost and avg_idle are the model's counters;
-      // the kernel reports the domains' lb_count and lb_gained.
-      er.newidle = {kNaN,
-                    kNaN,
-                    kNaN,
-                    kNaN,
-                    kNaN,
-                    static_cast<double>(sums.newidle_lb_count),
-                    static_cast<double>(sums.newidle_lb_gained)};
-      er.balance = {static_cast<double>(migrations), static_cast<double>(sums.lb_gained),
-                    static_cast<double>(sums.alb_pushed), kNaN, kNaN};
+      // What the kernel reports of the run statistics (kernel/stats.h): /proc/schedstat's
+      // counters and the tasks' migrations; the model's own counters are NaN.
+      er.stat.fill(kNaN);
+      auto set = [&](experiment::run_stat_id id, u64 v) { er.stat[id] = static_cast<double>(v); };
+      set(experiment::STAT_newidle_lb_count, sums.newidle_lb_count);
+      set(experiment::STAT_newidle_lb_gained, sums.newidle_lb_gained);
+      set(experiment::STAT_migrations, migrations);
+      set(experiment::STAT_lb_count, sums.lb_count);
+      set(experiment::STAT_lb_moved, sums.lb_gained);
+      set(experiment::STAT_lb_active, sums.alb_pushed);
+      set(experiment::STAT_sched_count, sums.sched_count);
+      set(experiment::STAT_sched_goidle, sums.sched_goidle);
+      set(experiment::STAT_ttwu_count, sums.ttwu_count);
+      set(experiment::STAT_ttwu_local, sums.ttwu_local);
+      set(experiment::STAT_yld_count, sums.yld_count);
       e.configs[c].runs.push_back(std::move(er));
       r.runs.push_back(std::move(tr));
     }

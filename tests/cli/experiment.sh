@@ -23,7 +23,7 @@ check "last line reports runs, time, threads" grep -Eq '^[0-9]+ runs in [0-9.]+ 
   <(tail -n 1 "$tmp/b.out")
 configs=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["configs"]))' "$tmp/a.json")
 check "CSV has a header and runs x configs rows" [ "$(wc -l <"$tmp/a.csv")" -eq $((1 + 3 * configs)) ]
-check "CSV header" [ "$(head -n 1 "$tmp/a.csv")" = "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch,newidle_attempts,newidle_skipped_avg_idle,newidle_pulled,newidle_cost_ns,mean_avg_idle_ns,newidle_lb_count,newidle_lb_gained,migrations,lb_moved,lb_active,core_pushed,core_stolen" ]
+check "CSV header" [ "$(head -n 1 "$tmp/a.csv")" = "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch,newidle_attempts,newidle_skipped_avg_idle,newidle_pulled,newidle_cost_ns,mean_avg_idle_ns,newidle_lb_count,newidle_lb_gained,migrations,lb_count,lb_moved,lb_failed,lb_active,core_pushed,core_stolen,yld_count,sched_count,sched_goidle,ttwu_count,ttwu_local,wakeup_p50_us,wakeup_p99_us,wakeup_p999_us" ]
 for key in mean_completion_time_s ci95_completion_time_s overhead_ci95_s mean_forceidle_s comparisons; do
   check "JSON has $key" grep -q "\"$key\"" "$tmp/a.json"
 done
@@ -128,5 +128,46 @@ bad "--jobs 0: expected an integer from 1" "$sc" --jobs 0
 bad "--jobs many: expected an integer" "$sc" --jobs many
 bad "no configuration named \"Nope\"" "$sc" --config Nope
 bad "cannot read" /nonexistent/file.toml
+
+# Wakeup latency is an experiment statistic: a table with the paired change, and JSON keys.
+"$bin" experiment "$src/scenarios/smoke.toml" --runs 2 --json "$tmp/wl.json" >"$tmp/wl.txt"
+check "wakeup latency table and keys" python3 - "$tmp/wl.json" "$tmp/wl.txt" <<"PY"
+import json, sys
+j = json.load(open(sys.argv[1])); text = open(sys.argv[2]).read()
+assert "Wakeup latency, per run" in text and "p99.9 (us)" in text, text
+for c in j["configs"]:
+    for k in ("mean_wakeup_p99_us", "ci95_wakeup_p99_us", "change_pct_wakeup_p99_us"):
+        assert k in c, (k, c.keys())
+    for run in c["runs"]:
+        assert run["wakeup_p50_us"] <= run["wakeup_p99_us"] <= run["wakeup_p999_us"], run
+        assert run["ttwu_count"] > 0, run
+assert "higher_runs_wakeup_p999_us" in j["configs"][1]
+PY
+# help stats lists every statistic an experiment reports per run.
+"$bin" help stats >"$tmp/stats.txt"
+check "help stats names every per-run statistic" python3 - "$tmp/wl.json" "$tmp/stats.txt" <<"PY"
+import json, sys
+run = json.load(open(sys.argv[1]))["configs"][0]["runs"][0]
+names = {l.split()[0] for l in open(sys.argv[2]) if l.startswith("  ") and not l.startswith("      ")}
+for k in ("newidle_attempts", "migrations", "ttwu_local", "wakeup_p99_us"):
+    assert k in names and k in run, k
+PY
+# run --latency: perf sched latency's table, its total the sum of the tasks' counts.
+"$bin" run "$src/scenarios/smoke.toml" --latency --json "$tmp/lat.json" >"$tmp/lat.txt"
+check "run --latency prints perf sched latency's table" python3 - "$tmp/lat.json" "$tmp/lat.txt" <<"PY"
+import json, re, sys
+j = json.load(open(sys.argv[1])); text = open(sys.argv[2]).read()
+assert "  Task                  |   Runtime ms  |  Count   | Avg delay ms    | Max delay ms    |" in text
+rows = re.findall(r"^  (\S+):(\d+) +\| +([0-9.]+) ms \| +(\d+) \| avg: +([0-9.]+) ms \| max: +([0-9.]+) ms", text, re.M)
+assert len(rows) == len(j["tasks"]) == 4, rows
+total = int(re.search(r"TOTAL: +\| +[0-9.]+ ms \| +(\d+) \|", text).group(1))
+assert total == sum(t["latency"]["count"] for t in j["tasks"]) > 0
+for t in j["tasks"]:
+    l = t["latency"]
+    assert l["max_delay_end_ns"] - l["max_delay_start_ns"] == l["max_delay_ns"], l
+    assert l["delay_sum_ns"] <= t["wait_ns"] and l["count"] >= t["nr_switches"] - 1, (l, t)
+avgs = [float(r[4]) for r in rows]
+assert avgs == sorted(avgs, reverse=True), avgs
+PY
 echo "$((n-fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -13,7 +13,7 @@ args=(--param machine.cores_per_llc=4,8 --param kernel.tunables.migration_cost_n
 check "sweep runs" '[ $rc -eq 0 ]'
 check "CSV: header + 2x2 points x 2 configs x 2 seeds = 17 lines" '[ "$(wc -l < "$tmp/a.csv")" -eq 17 ]'
 check "CSV header names the parameters" 'head -n1 "$tmp/a.csv" | grep -q "^\"machine.cores_per_llc\",\"kernel.tunables.migration_cost_ns\",config,seed,completion_time_s"'
-check "table: one line per point and configuration" '[ "$(grep -E "No cookie|Cookie" "$tmp/a.out" | grep -cvE "another cookie|newidle:")" -eq 8 ]'
+check "table: one line per point and configuration" '[ "$(grep -E "No cookie|Cookie" "$tmp/a.out" | grep -cvE "another cookie|newidle:|wakeup latency:")" -eq 8 ]'
 # The points differ in migration_cost_ns: newidle balancing at every point and configuration.
 check "table: newidle balancing per point and configuration" '[ "$(grep -c " newidle: attempts " "$tmp/a.out")" -eq 8 ]'
 check "table: wakeups onto another cookie's core per point and configuration" \

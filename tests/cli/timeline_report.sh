@@ -123,17 +123,17 @@ svgs = re.findall(r"<svg.*?</svg>", text, re.S)
 titles = [re.search(r"font-weight=\"bold\">([^<]*)<", s).group(1) for s in svgs]
 assert titles[0] == "completion time (s)", titles
 for t in ["forced idle, summed over CPUs (s)", "wakeups onto another cookie&#39;s core (%)",
-          "newidle attempts", "newidle mean avg_idle (us)"]:
+          "newidle: attempts", "newidle: mean avg_idle (us)"]:
     assert t in titles, (t, titles)
 # With two configurations, each quantity also gets the change of the second against the first.
 for t in ["completion time (s): change against No cookie (s)",
-          "newidle attempts: change against No cookie (%)"]:
+          "newidle: attempts: change against No cookie (%)"]:
     assert t in titles, (t, titles)
-i = titles.index("newidle attempts: change against No cookie (%)")
+i = titles.index("newidle: attempts: change against No cookie (%)")
 assert svgs[i].count("<circle") == 2 and "Cookie + patch at 100000: " in svgs[i]
 assert ", sign test p " in svgs[i]
 # migration_cost_ns does not act on pushes or the balancer features: no task-move charts.
-assert not any(t.startswith("task moves") for t in titles), titles
+assert not any(t.startswith("moves:") for t in titles), titles
 # Completion: 2 points x 2 configurations, each a dot whose tooltip holds the JSON mean.
 assert svgs[0].count("<circle") == 4
 c = sweep["points"][1]["experiment"]["configs"][1]

@@ -219,7 +219,9 @@ TEST(Experiment, CsvHasOneRowPerRun) {
       lines[0],
       "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch,newidle_"
       "attempts,newidle_skipped_avg_idle,newidle_pulled,newidle_cost_ns,mean_avg_idle_ns,"
-      "newidle_lb_count,newidle_lb_gained,migrations,lb_moved,lb_active,core_pushed,core_stolen");
+      "newidle_lb_count,newidle_lb_gained,migrations,lb_count,lb_moved,lb_failed,lb_active,"
+      "core_pushed,core_stolen,yld_count,sched_count,sched_goidle,ttwu_count,ttwu_local,"
+      "wakeup_p50_us,wakeup_p99_us,wakeup_p999_us");
   EXPECT_EQ(lines[1].rfind("\"HZ 1000\",100,", 0), 0u) << lines[1];
   EXPECT_EQ(lines[4].rfind("\"HZ 1000\",103,", 0), 0u) << lines[4];
   EXPECT_EQ(lines[5].rfind("\"HZ + 250\",100,", 0), 0u) << lines[5];
@@ -422,37 +424,64 @@ TEST(Experiment, RunsKeepTheirPlacementCounts) {
   EXPECT_EQ(r.configs[0].runs[0].sis.calls, rr.sis.calls);
   EXPECT_EQ(r.configs[0].runs[0].sis.by_step, rr.sis.by_step);
   // Newidle balancing, summed over the CPUs.
+  using namespace experiment;
+  const auto &run = r.configs[0].runs[0];
   u64 attempts = 0, pulled = 0;
-  for (const auto &cs : rr.sched) attempts += cs.newidle_attempts, pulled += cs.newidle_pulled;
+  for (const auto &cs : rr.sched)
+    attempts += cs.stat[STAT_newidle_attempts], pulled += cs.stat[STAT_newidle_pulled];
   EXPECT_GT(attempts, 0u);
-  EXPECT_EQ(r.configs[0].runs[0].newidle[0], static_cast<double>(attempts));
-  EXPECT_EQ(r.configs[0].runs[0].newidle[2], static_cast<double>(pulled));
-  EXPECT_EQ(r.configs[0].runs[0].newidle[4], rr.mean_avg_idle_ns());
+  EXPECT_EQ(run.stat[STAT_newidle_attempts], static_cast<double>(attempts));
+  EXPECT_EQ(run.stat[STAT_newidle_pulled], static_cast<double>(pulled));
+  EXPECT_EQ(run.stat[STAT_mean_avg_idle_ns], rr.mean_avg_idle_ns());
   EXPECT_GT(rr.mean_avg_idle_ns(), 0);
   // schedstat's counters by idle type: every balance attempt counted once under its type (as
   // lb_count[idle] is incremented on entry to sched_balance_rq()), newly idle ones among them;
   // tasks detached are at least the tasks moved.
   u64 lb_all = 0, lb_by_type = 0, ni_count = 0, ni_gained = 0, gained = 0, moved_all = 0;
   for (const auto &cs : rr.sched) {
-    lb_all += cs.lb_count;
+    lb_all += cs.stat[STAT_lb_count];
     for (std::size_t t = 0; t < 3; t++) lb_by_type += cs.lb_count_by_idle[t];
     for (std::size_t t = 0; t < 3; t++) gained += cs.lb_gained_by_idle[t];
     ni_count += cs.lb_count_by_idle[2];
     ni_gained += cs.lb_gained_by_idle[2];
-    moved_all += cs.lb_moved;
+    moved_all += cs.stat[STAT_lb_moved];
   }
   EXPECT_EQ(lb_by_type, lb_all);
   EXPECT_GT(ni_count, 0u);
   EXPECT_GE(gained, moved_all);
-  EXPECT_EQ(r.configs[0].runs[0].newidle[5], static_cast<double>(ni_count));
-  EXPECT_EQ(r.configs[0].runs[0].newidle[6], static_cast<double>(ni_gained));
+  EXPECT_EQ(run.stat[STAT_newidle_lb_count], static_cast<double>(ni_count));
+  EXPECT_EQ(run.stat[STAT_newidle_lb_gained], static_cast<double>(ni_gained));
   // Task moves: every task's migrations, and load balancing's moves over the CPUs.
   u64 migrations = 0, moved = 0;
   for (const auto &tm : rr.metrics.tasks) migrations += tm.nr_migrations;
-  for (const auto &cs : rr.sched) moved += cs.lb_moved;
+  for (const auto &cs : rr.sched) moved += cs.stat[STAT_lb_moved];
   EXPECT_GT(migrations, 0u);
-  EXPECT_EQ(r.configs[0].runs[0].balance[0], static_cast<double>(migrations));
-  EXPECT_EQ(r.configs[0].runs[0].balance[1], static_cast<double>(moved));
+  EXPECT_EQ(run.stat[STAT_migrations], static_cast<double>(migrations));
+  EXPECT_EQ(run.stat[STAT_lb_moved], static_cast<double>(moved));
+  // schedstat's cpuN counters, and wakeup latency from the run's histogram.
+  u64 ttwu = 0;
+  for (const auto &cs : rr.sched) ttwu += cs.stat[STAT_ttwu_count];
+  EXPECT_GT(ttwu, 0u);
+  EXPECT_EQ(run.stat[STAT_ttwu_count], static_cast<double>(ttwu));
+  ASSERT_GT(rr.metrics.wakeup_latency.count(), 0u);
+  EXPECT_EQ(run.stat[STAT_wakeup_p99_us],
+            static_cast<double>(rr.metrics.wakeup_latency.percentile(0.99)) / 1e3);
+  EXPECT_LE(run.stat[STAT_wakeup_p50_us], run.stat[STAT_wakeup_p999_us]);
+}
+
+// The list of run statistics is sound: every name acting on a statistic is a feature, a
+// tunable or a machine cost; every table has statistics; CPU statistics are rq counters.
+TEST(RunStats, TheListIsSound) {
+  using namespace experiment;
+  EXPECT_TRUE(unknown_acts_on().empty()) << ::testing::PrintToString(unknown_acts_on());
+  for (std::size_t t = 0; t < kNrStatTables; t++)
+    EXPECT_FALSE(table_stats(static_cast<StatTable>(t)).empty()) << kStatTables[t].title;
+  for (const Statistic &st : kStatistics) {
+    EXPECT_EQ(st.field != nullptr, st.over == StatOver::CPU) << st.name;
+    EXPECT_EQ(st.section != StatSection::none, st.over == StatOver::CPU) << st.name;
+    EXPECT_EQ(find_stat(st.name), static_cast<run_stat_id>(&st - kStatistics)) << st.name;
+  }
+  EXPECT_EQ(find_stat("no_such_statistic"), NR_RUN_STATS);
 }
 
 // Newidle balancing is summarised where the configurations gate it differently: means, the
@@ -468,22 +497,29 @@ TEST(ExperimentStats, NewidleBalancingWhereItsGatingDiffers) {
     for (std::size_t i = 0; i < r.seeds.size(); i++) {
       experiment::ExperimentRun run;
       run.seed = r.seeds[i];
-      run.newidle = {attempts[i], 10, 5, 2e6, 80000};
+      using namespace experiment;
+      run.stat[STAT_newidle_attempts] = attempts[i];
+      run.stat[STAT_newidle_skipped_avg_idle] = 10;
+      run.stat[STAT_newidle_pulled] = 5;
+      run.stat[STAT_newidle_cost_ns] = 2e6;
+      run.stat[STAT_mean_avg_idle_ns] = 80000;
       c.runs.push_back(run);
     }
     r.configs.push_back(c);
   };
   config("Baseline", {100, 200, 300});
   config("avg_idle update", {110, 230, 300});
+  constexpr auto kNewidle = static_cast<std::size_t>(experiment::StatTable::NEWIDLE);
+  constexpr auto kMoves = static_cast<std::size_t>(experiment::StatTable::MOVES);
   auto st = experiment::experiment_stats(r);
-  EXPECT_TRUE(st.newidle.empty());  // the same kernel twice: nothing to compare
+  EXPECT_TRUE(st.tables[kNewidle].empty());  // the same kernel twice: nothing to compare
   EXPECT_EQ(experiment::experiment_table(r, st).find("Newidle"), std::string::npos);
   EXPECT_FALSE(
       experiment::experiment_to_json(r, st)["configs"][0].contains("mean_newidle_attempts"));
   r.configs[1].kernel.features.on[kernel::__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT] = true;
   st = experiment::experiment_stats(r);
-  ASSERT_EQ(st.newidle.size(), experiment::kNrNewidleMetrics);
-  const auto &attempts = st.newidle[0].configs;
+  ASSERT_EQ(st.tables[kNewidle].size(), 7u);
+  const auto &attempts = st.tables[kNewidle][0].configs;
   EXPECT_DOUBLE_EQ(attempts[0].mean, 200);
   EXPECT_DOUBLE_EQ(attempts[1].mean, 640.0 / 3);
   EXPECT_DOUBLE_EQ(attempts[1].change_pct, 100.0 * (40.0 / 3) / 200);
@@ -500,14 +536,27 @@ TEST(ExperimentStats, NewidleBalancingWhereItsGatingDiffers) {
   EXPECT_EQ(j["configs"][1]["mean_newidle_pulled"], 5.0);
   EXPECT_EQ(j["configs"][1]["higher_runs_newidle_attempts"], 2);
   EXPECT_EQ(j["configs"][0]["runs"][1]["newidle_attempts"], 200.0);
-  EXPECT_NE(experiment::experiment_csv(r).find(",200,10,5,2000000,80000,0,0,0,0,0,0,0\n"),
+  // Every statistic in the list's order: newidle's, the moves', schedstat's, wakeup latency.
+  EXPECT_NE(experiment::experiment_csv(r).find(",200,10,5,2000000,80000,0,0,0,0,0,0,0,0,0,0,0,0,"
+                                               "0,0,0,0,0\n"),
             std::string::npos)
       << experiment::experiment_csv(r);
-  EXPECT_TRUE(st.balance.empty());  // the force-idle balancing features are the same
-  // migration_cost_ns paces newidle balancing too.
+  EXPECT_TRUE(st.tables[kMoves].empty());  // the force-idle balancing features are the same
+  // migration_cost_ns paces newidle balancing too; machine costs only matter across machines.
   r.configs[1].kernel.features.on[kernel::__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT] = false;
+  experiment::ComparedSetup setup = experiment::compared_setup(r);
+  EXPECT_FALSE(experiment::table_acted_on(experiment::StatTable::NEWIDLE, setup));
   r.configs[1].kernel.tunables.v[kernel::TUNABLE_migration_cost_ns] = 100000;
-  EXPECT_TRUE(experiment::newidle_gating_differs(experiment::kernel_configs(r)));
+  EXPECT_TRUE(experiment::table_acted_on(experiment::StatTable::NEWIDLE, setup));
+  r.configs[1].kernel.tunables.v[kernel::TUNABLE_migration_cost_ns] =
+      r.configs[0].kernel.tunables.v[kernel::TUNABLE_migration_cost_ns];
+  MachineCosts a, b;
+  b.newidle_balance_base_ns = a.newidle_balance_base_ns + 1;
+  setup.costs = {&a, &a};
+  EXPECT_FALSE(experiment::table_acted_on(experiment::StatTable::NEWIDLE, setup));
+  setup.costs = {&a, &b};
+  EXPECT_TRUE(experiment::table_acted_on(experiment::StatTable::NEWIDLE, setup));
+  EXPECT_FALSE(experiment::table_acted_on(experiment::StatTable::MOVES, setup));
 }
 
 // Task moves are summarised where the configurations differ in a force-idle balancing feature.
@@ -522,23 +571,33 @@ TEST(ExperimentStats, TaskMovesWhereForceIdleBalancingDiffers) {
       experiment::ExperimentRun run;
       run.seed = seed;
       const bool push = c.name != "Baseline";
-      run.balance = {100.0 + static_cast<double>(seed), 40, 1, push ? 30.0 : 0.0, 20};
+      using namespace experiment;
+      run.stat[STAT_migrations] = 100.0 + static_cast<double>(seed);
+      run.stat[STAT_lb_moved] = 40;
+      run.stat[STAT_lb_active] = 1;
+      run.stat[STAT_core_pushed] = push ? 30.0 : 0.0;
+      run.stat[STAT_core_stolen] = 20;
       c.runs.push_back(run);
     }
     r.configs.push_back(c);
   }
-  EXPECT_TRUE(experiment::experiment_stats(r).balance.empty());
+  constexpr auto kNewidle = static_cast<std::size_t>(experiment::StatTable::NEWIDLE);
+  constexpr auto kMoves = static_cast<std::size_t>(experiment::StatTable::MOVES);
+  EXPECT_TRUE(experiment::experiment_stats(r).tables[kMoves].empty());
   // A sweep whose points differ in the feature asks for the table at a point that does not.
-  EXPECT_EQ(experiment::experiment_stats(r, {.newidle = false, .balance = true}).balance.size(),
-            experiment::kNrBalanceMetrics);
+  experiment::RunStatTables force{};
+  force[kMoves] = true;
+  EXPECT_EQ(experiment::experiment_stats(r, force).tables[kMoves].size(), 5u);
   r.configs[1].kernel.features.on[kernel::__SCHED_FEAT_CORE_PUSH_FORCEIDLE] = true;
-  EXPECT_FALSE(experiment::newidle_gating_differs(experiment::kernel_configs(r)));
+  EXPECT_FALSE(
+      experiment::table_acted_on(experiment::StatTable::NEWIDLE, experiment::compared_setup(r)));
   const auto st = experiment::experiment_stats(r);
-  ASSERT_EQ(st.balance.size(), experiment::kNrBalanceMetrics);
-  EXPECT_TRUE(st.newidle.empty());
-  EXPECT_DOUBLE_EQ(st.balance[0].configs[0].mean, 101.5);
-  EXPECT_DOUBLE_EQ(st.balance[3].configs[1].mean, 30);
-  EXPECT_EQ(st.balance[3].configs[1].sign.higher, 2u);
+  const auto &moves = st.tables[kMoves];
+  ASSERT_EQ(moves.size(), 5u);
+  EXPECT_TRUE(st.tables[kNewidle].empty());
+  EXPECT_DOUBLE_EQ(moves[0].configs[0].mean, 101.5);
+  EXPECT_DOUBLE_EQ(moves[3].configs[1].mean, 30);
+  EXPECT_EQ(moves[3].configs[1].sign.higher, 2u);
   const std::string table = experiment::experiment_table(r, st);
   EXPECT_NE(table.find("Task moves, per run"), std::string::npos) << table;
   EXPECT_NE(table.find("pushed off forced idle"), std::string::npos) << table;
@@ -549,5 +608,5 @@ TEST(ExperimentStats, TaskMovesWhereForceIdleBalancingDiffers) {
   EXPECT_TRUE(j["configs"][1]["change_pct_core_pushed"].is_null());
   EXPECT_EQ(j["configs"][0]["runs"][1]["migrations"], 102.0);
   const std::string csv = experiment::experiment_csv(r);
-  EXPECT_NE(csv.find(",102,40,1,30,20\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",102,0,40,0,1,30,20,0,0,0,0,0,0,0,0\n"), std::string::npos) << csv;
 }

@@ -207,12 +207,12 @@ TEST(Phases, YieldLetsTheOtherTaskOnTheCpuRunFirst) {
   Outcome y = run(yield_case("{ yield = true }"));
   EXPECT_EQ(y.rec.exits["b"], 2 * ms);
   EXPECT_EQ(y.rec.exits["a"], 2 * ms + 500 * NSEC_PER_USEC);
-  EXPECT_EQ(y.result.sched[0].yld_count, 1u);
+  EXPECT_EQ(y.result.sched[0].stat[experiment::STAT_yld_count], 1u);
   // Without the yield a keeps the CPU for its slice and finishes first.
   Outcome n = run(yield_case("{ run = \"0\" }"));
   EXPECT_EQ(n.rec.exits["a"], 1 * ms + 500 * NSEC_PER_USEC);
   EXPECT_EQ(n.rec.exits["b"], 2 * ms + 500 * NSEC_PER_USEC);
-  EXPECT_EQ(n.result.sched[0].yld_count, 0u);
+  EXPECT_EQ(n.result.sched[0].stat[experiment::STAT_yld_count], 0u);
 }
 
 // yield_task_fair() itself: the eligible yielder forfeits the rest of its request (vruntime to
