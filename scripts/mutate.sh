@@ -29,7 +29,7 @@ mode=""
 rotate=0
 names=()
 usage() {
-  sed -n '5,7p' "$0" | sed 's/^# *//' >&2
+  sed -n '6,7p' "$0" | sed 's/^# *//' >&2
   exit 2
 }
 while (($#)); do
