@@ -4,7 +4,8 @@
 # in `schedlab run` (exit 0) or is refused with exactly the reason in the table below (exit 2);
 # docs/rt-app.md lists the same outcomes. Then a file with schedlab's annotations
 # (tests/data/rtapp/annotated.json) still loads and runs in the real rt-app.
-# Skips (exit 0, with a message) what needs rt-app when it is not installed.
+# Skips what needs rt-app when it is not installed: a message, and exit 77 (CTest's
+# SKIP_RETURN_CODE) if everything that ran passed.
 # Usage: rtapp_examples.sh SCHEDLAB SOURCE_DIR
 set -u
 bin=$1; src=$2; tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -46,6 +47,7 @@ TABLE
 
 if [ ! -d "$ex" ]; then
   echo "SKIP: rt-app's examples are not installed ($ex; apt-get install rt-app)"
+  skipped=1
 else
   while IFS='|' read -r file want; do
     [ -z "$file" ] && continue
@@ -90,7 +92,9 @@ if command -v rt-app >/dev/null; then
   check "real rt-app loads and runs annotated.json (exit $rc: $(tail -n 3 "$tmp/rtapp.out"))" [ $rc -eq 0 ]
 else
   echo "SKIP: rt-app is not installed: cannot check that annotated.json loads in it"
+  skipped=1
 fi
 
 echo "$((n - fail))/$n checks passed"
-[ $fail -eq 0 ]
+[ $fail -eq 0 ] || exit 1
+[ -z "${skipped:-}" ] || exit 77

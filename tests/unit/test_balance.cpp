@@ -81,7 +81,9 @@ TEST_F(Overloaded, PeriodicBalanceMovesATaskToAnIdleCore) {
   EXPECT_EQ(balance(1), 1);
   EXPECT_EQ(f.k.cpu_rq(0)->nr_running, 2u);
   EXPECT_EQ(f.k.cpu_rq(1)->nr_running, 1u);
-  EXPECT_TRUE(q1->cpu == 1 || q2->cpu == 1);
+  // detach_tasks() starts from the tail of cfs_tasks, the least recently queued: q1.
+  EXPECT_EQ(q1->cpu, 1);
+  EXPECT_EQ(q2->cpu, 0);
   EXPECT_EQ(run0->cpu, 0);  // the running task is never pulled by regular balancing
 }
 
@@ -816,5 +818,100 @@ TEST(CanMigrateTask, AnIneligibleTaskWaitsForAFailedBalance) {
     const char *v = v612 ? "6.12" : "6.18";
     EXPECT_EQ(q->cpu, v612 ? 4 : 0) << v;           // 6.12 takes the least recently run task
     EXPECT_EQ(a->cpu + b->cpu, v612 ? 0 : 4) << v;  // 6.18 the queued eligible one instead
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The gates of sched_balance_newidle(). NI_RANDOM off, so every domain that passes them is
+// balanced; two tasks pinned to CPU 3 keep the root domain overloaded with nothing to pull.
+
+namespace {
+
+KernelConfig newidle_config(bool bump_on_fail = false) {
+  KernelConfig cfg;
+  cfg.features.on[__SCHED_FEAT_NI_RANDOM] = false;
+  cfg.features.on[__SCHED_FEAT_NEWIDLE_BUMP_ON_FAIL] = bump_on_fail;
+  return cfg;
+}
+
+void pinned_pair_on_cpu3(KernelFixture &f) {
+  task_struct *a = f.task("pinned_a"), *b = f.task("pinned_b");
+  pin(a, 3);
+  pin(b, 3);
+  f.k.test_run(a, 3);
+  f.k.test_enqueue(b, 3);
+  f.k.set_clock(10000000);
+}
+
+}  // namespace
+
+// A wakeup already on its way to the CPU: it is not going idle, so no balancing and no stamp.
+TEST(NewidleBalance, APendingWakeupSkipsItWithoutStampingIdle) {
+  KernelFixture f(KernelFixture::default_spec(), newidle_config());
+  pinned_pair_on_cpu3(f);
+  struct rq *rq1 = f.k.cpu_rq(1);
+  rq1->ttwu_pending = 1;
+  const unsigned calls = rq1->sd->newidle_call;
+  EXPECT_EQ(f.k.sched_balance_newidle(rq1), 0);
+  EXPECT_EQ(rq1->idle_stamp, 0u);
+  EXPECT_EQ(rq1->newidle_attempts, 0u);
+  EXPECT_EQ(rq1->sd->newidle_call, calls);
+}
+
+// Nothing anywhere has two tasks (the root domain is not overloaded): no domain is balanced,
+// however long the CPU expects to stay idle. Once CPU 3 holds two, the lowest domain is.
+TEST(NewidleBalance, OnlyAnOverloadedRootDomainIsBalanced) {
+  KernelFixture f(KernelFixture::default_spec(), newidle_config());
+  f.hog(3);
+  f.k.set_clock(10000000);
+  struct rq *rq1 = f.k.cpu_rq(1);
+  ASSERT_FALSE(f.k.rd_overloaded());
+  rq1->avg_idle = 10000000;
+  const unsigned calls = rq1->sd->newidle_call;
+  EXPECT_EQ(f.k.sched_balance_newidle(rq1), 0);
+  EXPECT_EQ(rq1->sd->newidle_call, calls);
+  EXPECT_NE(rq1->idle_stamp, 0u);  // the idle period is stamped all the same
+  task_struct *q = f.task("q");
+  pin(q, 3);
+  f.k.test_enqueue(q, 3);
+  ASSERT_TRUE(f.k.rd_overloaded());
+  EXPECT_EQ(f.k.sched_balance_newidle(rq1), 0);
+  EXPECT_EQ(rq1->sd->newidle_call, calls + 1);
+}
+
+// The walk up the domains stops where the expected idle time no longer covers the cost so far
+// plus the next domain's most expensive balance: avg_idle 1 ms, SMT free, MC 5 ms.
+TEST(NewidleBalance, TheWalkStopsWhereAvgIdleNoLongerCoversTheCost) {
+  KernelFixture f(KernelFixture::default_spec(), newidle_config());
+  pinned_pair_on_cpu3(f);
+  struct rq *rq1 = f.k.cpu_rq(1);
+  rq1->avg_idle = 1000000;
+  rq1->sd->max_newidle_lb_cost = 0;
+  rq1->sd->parent->max_newidle_lb_cost = 5000000;
+  const unsigned smt_calls = rq1->sd->newidle_call, mc_calls = rq1->sd->parent->newidle_call;
+  EXPECT_EQ(f.k.sched_balance_newidle(rq1), 0);
+  EXPECT_EQ(rq1->sd->newidle_call, smt_calls + 1);
+  EXPECT_EQ(rq1->sd->parent->newidle_call, mc_calls);
+  EXPECT_EQ(rq1->newidle_skipped_avg_idle, 1u);
+}
+
+// NEWIDLE_BUMP_ON_FAIL: a balance that pulls nothing raises the domain's cost by half (plus
+// one), capped at migration_cost + 200 ns; without it the cost only follows what a balance
+// cost (2.6 us here, below the costs already recorded). (A balance that finds everything
+// pinned clears the root domain's overload flag, as in the kernel: one balance per fixture.)
+TEST(NewidleBalance, BumpOnFailRaisesTheCostOfAFruitlessDomain) {
+  struct Case {
+    bool bump;
+    u64 before, after;
+  };
+  for (const Case c : {Case{false, 100000, 100000}, Case{true, 100000, 150001},
+                       Case{false, 400000, 400000}, Case{true, 400000, 500200}}) {
+    KernelFixture f(KernelFixture::default_spec(), newidle_config(c.bump));
+    pinned_pair_on_cpu3(f);
+    struct rq *rq1 = f.k.cpu_rq(1);
+    rq1->avg_idle = 10000000;
+    rq1->sd->max_newidle_lb_cost = c.before;
+    EXPECT_EQ(f.k.sched_balance_newidle(rq1), 0);
+    EXPECT_EQ(rq1->sd->max_newidle_lb_cost, c.after) << "bump " << c.bump << " from " << c.before;
   }
 }

@@ -619,3 +619,36 @@ TEST(PushForceIdle, TheTickRetriesWhenACoreFreesUp) {
       EXPECT_EQ(x->cpu, 0);
   }
 }
+
+// SMT4: forced idle is charged to each running task scaled by forced-idle siblings over
+// running siblings (__sched_core_account_forceidle()), so that the sum over the core's tasks
+// equals the forced-idle CPU time. Hand-set core state, 1 ms (less the start stamp of 1 ns)
+// since the episode began, on core {0, 2, 4, 6}.
+TEST(CoreAccounting, Smt4ScalesTheChargeByForcedIdleOverRunningSiblings) {
+  struct Case {
+    unsigned running, forced_idle;
+    u64 charge;
+  };
+  const u64 d = 1000000 - 1;
+  for (const Case c : {Case{1, 3, 3 * d}, Case{3, 1, d / 3}, Case{2, 2, d}, Case{1, 1, d}}) {
+    TopologySpec s;
+    s.cores_per_llc = 2;
+    s.threads_per_core = 4;
+    KernelFixture f(s);
+    ASSERT_EQ(f.k.cpu_smt_cpus(0).size(), 4u);
+    std::vector<task_struct *> tasks;
+    for (unsigned i = 0; i < c.running; i++) {
+      tasks.push_back(f.task("t"));
+      f.k.test_run(tasks.back(), f.k.cpu_smt_cpus(0)[i]);
+    }
+    struct rq *core = f.k.cpu_rq(0)->core;
+    f.k.set_clock(1000000);
+    core->core_forceidle_start = 1;
+    core->core_forceidle_count = c.forced_idle;
+    core->core_forceidle_occupation = c.running;
+    f.k.sched_core_account_forceidle(f.k.cpu_rq(0));
+    for (task_struct *t : tasks)
+      EXPECT_EQ(t->core_forceidle_sum, c.charge)
+          << c.running << " running, " << c.forced_idle << " forced idle";
+  }
+}

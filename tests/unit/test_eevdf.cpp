@@ -212,3 +212,67 @@ TEST(Eevdf, OnlyOlderKernelsLetAForkedTaskPreempt) {
     EXPECT_EQ(a->need_resched, v612) << (v612 ? "6.12" : "6.18");
   }
 }
+
+// 6.17+ wakeup preemption of a task in its protected slice, with the feature switches: a
+// wakee with a 0.1 ms slice wakes 1 ms into a's run (a's first deadline is 1.4 ms away, half
+// the 2.8 ms base slice). PREEMPT_SHORT lets the shorter slice through the protection; without
+// it RUN_TO_PARITY protects a up to its deadline, and with neither only the normalised base
+// slice (0.7 ms) is protected, which has run out.
+TEST(Eevdf, ShortSliceWakeupAgainstTheProtectedSlice) {
+  struct Case {
+    bool preempt_short, run_to_parity, preempts;
+  };
+  for (const Case c : {Case{true, true, true}, Case{false, true, false}, Case{false, false, true},
+                       Case{true, false, true}}) {
+    KernelConfig cfg;
+    cfg.features.on[__SCHED_FEAT_PREEMPT_SHORT] = c.preempt_short;
+    cfg.features.on[__SCHED_FEAT_RUN_TO_PARITY] = c.run_to_parity;
+    KernelFixture f(KernelFixture::default_spec(), cfg);
+    ASSERT_EQ(f.k.sysctl_sched_base_slice(), 2800000u);
+    task_struct *a = f.task("a");
+    f.k.test_run(a, 0);
+    f.k.set_clock(1000000);
+    task_struct *b = f.k.create_task("b", 0, SCHED_NORMAL, [] {
+      CpuMask m(8);
+      m.set(0);
+      return m;
+    }());
+    b->__state = TASK_INTERRUPTIBLE;
+    b->se.custom_slice = true;
+    b->se.slice = 100000;
+    f.k.try_to_wake_up(b, 0, 0);
+    EXPECT_EQ(a->need_resched, c.preempts)
+        << "PREEMPT_SHORT " << c.preempt_short << " RUN_TO_PARITY " << c.run_to_parity;
+  }
+}
+
+// DELAY_ZERO: a delayed sleeper that is woken before it is picked keeps a negative lag (it
+// still owes service), but one whose lag turned positive meanwhile is placed afresh at V,
+// with no credit. a sleeps 2 ms ahead of V (delayed), then b runs 5 ms, so a is owed.
+TEST(Eevdf, DelayZeroDropsTheCreditOfADelayedSleeper) {
+  for (bool delay_zero : {false, true}) {
+    KernelConfig cfg;
+    cfg.features.on[__SCHED_FEAT_DELAY_ZERO] = delay_zero;
+    KernelFixture f(KernelFixture::default_spec(), cfg);
+    task_struct *a = f.task("a"), *b = f.task("b");
+    f.k.test_run(a, 0);
+    f.k.test_enqueue(b, 0);
+    f.k.set_clock(2000000);
+    a->__state = TASK_INTERRUPTIBLE;
+    f.k.block_current(0);
+    ASSERT_TRUE(a->se.sched_delayed);
+    f.k.set_clock(7000000);
+    struct cfs_rq *cfs = &f.k.cpu_rq(0)->cfs;
+    f.k.update_curr(cfs);
+    const u64 v = f.k.avg_vruntime(cfs);
+    ASSERT_LT(static_cast<s64>(a->se.vruntime - v), 0);  // owed service now
+    const u64 before = a->se.vruntime;
+    f.k.try_to_wake_up(a, 0, 3);
+    EXPECT_FALSE(a->se.sched_delayed);
+    // Re-placed at V of the queue without a: b's vruntime, b being all that is left.
+    if (delay_zero)
+      EXPECT_EQ(a->se.vruntime, b->se.vruntime);
+    else
+      EXPECT_EQ(a->se.vruntime, before);
+  }
+}

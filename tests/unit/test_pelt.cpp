@@ -73,3 +73,19 @@ TEST(PeltSums, PairedUpdateEqualsTwoSeparateUpdates) {
   }
   EXPECT_GT(crossed, 5'000);  // the decay paths did run
 }
+
+// decay_load() over whole half-lives: y^32 = 1/2, so 32 and 64 periods of nothing halve and
+// quarter the sums (then the y^0 multiplier, 2^32 - 1 over 2^32, takes one off), and past
+// 63 x 32 periods nothing is left.
+TEST(PeltSums, WholeHalfLivesHalveTheSums) {
+  constexpr u64 period_ns = 1024 * 1024;
+  for (const auto &[periods, expect] :
+       {std::pair<u64, u64>{32, 524287}, {64, 262143}, {96, 131071}, {2017, 0}}) {
+    sched_avg sa;
+    sa.last_update_time = 0;
+    sa.period_contrib = 0;
+    sa.load_sum = 1 << 20;
+    kernel::pelt::update_load_sum(periods * period_ns, &sa, 0, 0, 0);
+    EXPECT_EQ(sa.load_sum, expect) << periods << " periods";
+  }
+}
