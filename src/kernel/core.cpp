@@ -331,7 +331,7 @@ bool Kernel::ttwu_queue_cond(task_struct *p, int cpu, int this_cpu) const {
 
 void Kernel::ttwu_queue(task_struct *p, int cpu, int wake_flags, int this_cpu) {
   struct rq *rq = cpu_rq(cpu);
-  if (sched_feat(__SCHED_FEAT_TTWU_QUEUE) && ttwu_queue_cond(p, cpu, this_cpu)) {
+  if (sched_feat(TTWU_QUEUE) && ttwu_queue_cond(p, cpu, this_cpu)) {
     rq->ttwu_pending = 1;
     rq->wake_list.emplace_back(p, wake_flags);
     send_ipi(cpu);
@@ -357,7 +357,7 @@ void Kernel::ttwu_do_activate(struct rq *rq, task_struct *p, int wake_flags) {
   for (TraceSink *t : tracers_) t->sched_wakeup(clock_, p, rq->cpu);
   // 6.12-6.19: avg_idle is sampled only when a wakeup lands on a CPU with an idle stamp.
   // With AVG_IDLE_ON_IDLE_EXIT it moves to put_prev_task_idle().
-  if (!sched_feat(__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT) && rq->idle_stamp) update_rq_avg_idle(rq);
+  if (!sched_feat(AVG_IDLE_ON_IDLE_EXIT) && rq->idle_stamp) update_rq_avg_idle(rq);
 }
 
 // update_rq_avg_idle(): the length of the idle period that just ended, as a 1/8 EWMA,
@@ -815,8 +815,7 @@ void Kernel::sched_core_balance(struct rq *rq) {
     if (steal_cookie_task(rq->cpu, sd.get())) return;
   }
   // Nothing of the core's cookie to pull: push away what is stuck here instead.
-  if (sched_feat(__SCHED_FEAT_CORE_PUSH_FORCEIDLE) && !rq->curr->need_resched)
-    sched_core_push_forceidle(rq);
+  if (sched_feat(CORE_PUSH_FORCEIDLE) && !rq->curr->need_resched) sched_core_push_forceidle(rq);
 }
 
 // INFERRED (the patch is not public): each queued task whose cookie the core does not run

@@ -11,8 +11,6 @@
 
 namespace schedlab::kernel {
 
-#define sched_feat(x) sched_feat(__SCHED_FEAT_##x)
-
 namespace {
 
 constexpr unsigned int SCHED_NR_MIGRATE_BREAK = 32;
@@ -363,7 +361,7 @@ bool Kernel::task_hot(task_struct *p, sched_domain *sd, int dst_cpu, int src_cpu
 // With PLACE_LAG a task takes its lag along, so one that is not eligible here is not eligible
 // on a destination that has anything queued either (6.14+).
 static bool task_is_ineligible_on_dst_cpu(Kernel &k, task_struct *p, int dst_cpu) {
-  return k.config().features.on[__SCHED_FEAT_PLACE_LAG] && k.cpu_rq(dst_cpu)->cfs.nr_queued &&
+  return k.sched_feat(PLACE_LAG) && k.cpu_rq(dst_cpu)->cfs.nr_queued &&
          !k.entity_eligible(&k.cpu_rq(p->cpu)->cfs, &p->se);
 }
 
@@ -411,7 +409,7 @@ static int detach_tasks(Kernel &k, lb_env &env) {
     return 0;
   }
   if (env.imbalance <= 0) return 0;
-  if (k.config().features.on[__SCHED_FEAT_LB_COOKIE_PREF]) {
+  if (k.sched_feat(LB_COOKIE_PREF)) {
     // INFERRED: try first the tasks whose cookie the destination core runs (or could run, the
     // core being idle): they go to the tail, where detaching starts, in their LRU order.
     task_struct *last = tasks.back();
