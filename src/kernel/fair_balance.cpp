@@ -435,7 +435,11 @@ static int detach_tasks(Kernel &k, lb_env &env) {
         case migrate_load: {
           // MODEL: task_h_load() is the task's load (no task groups; docs/model.md item 13).
           const unsigned long load = std::max<unsigned long>(1, p->se.avg.load_avg);
-          if ((load >> shift) > static_cast<unsigned long>(env.imbalance))
+          // LB_MIN: a task this light hardly changes the imbalance, so it is left where it is
+          // until balancing at this level has failed once.
+          if (k.sched_feat(LB_MIN) && load < 16 && !env.sd->nr_balance_failed)
+            move = false;
+          else if ((load >> shift) > static_cast<unsigned long>(env.imbalance))
             move = false;
           else
             env.imbalance -= static_cast<long>(load);
