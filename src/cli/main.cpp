@@ -20,9 +20,11 @@ int cmd_help(const std::string &topic, CLI::App &app) {
     std::printf(
         "Scheduler features (kernel/sched/features.h style); set with [kernel.features],\n"
         "a configuration's features, or --feature NAME=true|false.\n\n");
-    for (const auto &f : kernel::kFeatures)
-      std::printf("  %-28s default %s\n", std::string(f.name).c_str(),
-                  f.default_value ? "true" : "false");
+    for (const auto &f : kernel::kFeatures) {
+      std::printf("  %-30s default %s\n      %s\n", std::string(f.name).c_str(),
+                  f.default_value ? "true" : "false", std::string(f.doc).c_str());
+      if (!f.patch.empty()) std::printf("      patch: %s\n", std::string(f.patch).c_str());
+    }
     return 0;
   }
   if (topic == "tunables") {
