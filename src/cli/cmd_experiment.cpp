@@ -17,8 +17,9 @@ namespace {
 
 struct ExperimentArgs {
   std::string file, runs, jobs, seed_base, json, csv, max_work;
-  std::vector<std::string> configs, features, tunables;
-  std::vector<std::string> params;  // sweep
+  std::vector<std::string> configs;
+  KernelParamArgs kernel;           // --feature, --tunable (and experiment's --param)
+  std::vector<std::string> params;  // sweep's --param
   bool mpi = false;
   bool check = false;
   std::string wasted_threshold;
@@ -50,8 +51,12 @@ int report_violations(const experiment::ExperimentResult &r) {
 // The options experiment and sweep share; 0 when they are good, else the exit status.
 int options_from(const ExperimentArgs &a, const char *cmd, experiment::ExperimentOptions &o) {
   o.configs = a.configs;
-  o.features = a.features;
-  o.tunables = a.tunables;
+  try {
+    o.kernel_params = kernel_params(a.kernel);
+  } catch (const std::invalid_argument &e) {
+    std::fprintf(stderr, "schedlab %s: %s\n", cmd, e.what());
+    return kExitBadInput;
+  }
   o.check = a.check;
   if (!a.wasted_threshold.empty()) {
     if (!a.check) {
@@ -243,14 +248,6 @@ void add_common_options(CLI::App *c, ExperimentArgs &ex) {
       ->take_all()
       ->allow_extra_args(false)
       ->type_name("NAME");
-  c->add_option("--feature", ex.features, "Override a scheduler feature: NAME=true|false")
-      ->take_all()
-      ->allow_extra_args(false)
-      ->type_name("NAME=BOOL");
-  c->add_option("--tunable", ex.tunables, "Override a tunable: NAME=INTEGER")
-      ->take_all()
-      ->allow_extra_args(false)
-      ->type_name("NAME=N");
   add_max_work_option(c, ex.max_work);
   c->add_flag("--mpi", ex.mpi,
               "Under mpirun: spread the runs over the ranks; rank 0 writes the results");
@@ -264,6 +261,7 @@ Command add_experiment_command(CLI::App &app) {
   CLI::App *exp = app.add_subcommand(
       "experiment", "Run configurations of a scenario on the same seeds and compare them");
   add_common_options(exp, *ex);
+  add_kernel_param_options(exp, ex->kernel);
   exp->add_flag("--check", ex->check,
                 "Check the model's invariants in every run (exit 4 on a violation) and measure "
                 "wasted cores");
@@ -278,9 +276,11 @@ Command add_sweep_command(CLI::App &app) {
   CLI::App *sw = app.add_subcommand(
       "sweep", "Run a grid of scenario key values x configurations x seeds (CSV, JSON, table)");
   add_common_options(sw, *ex);
+  add_kernel_param_options(sw, ex->kernel, false);
   sw->add_option("--param", ex->params,
                  "PATH=V1,V2,...: a scenario key (dotted, e.g. machine.cores_per_llc, "
-                 "kernel.features.NAME, group.NAME.count) and its values (repeatable)")
+                 "kernel.features.NAME, group.NAME.count) and its values (repeatable); a "
+                 "kernel switch is set in every configuration")
       ->take_all()
       ->allow_extra_args(false)
       ->required()

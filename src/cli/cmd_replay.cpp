@@ -19,7 +19,8 @@ namespace {
 
 struct ReplayArgs {
   std::string trace, base, config, seed, json;
-  std::vector<std::string> features, tunables, cookies;
+  std::vector<std::string> cookies;
+  KernelParamArgs kernel;
 };
 
 // Per task: CPU time in the trace and in the replay.
@@ -83,7 +84,7 @@ int cmd_replay(const ReplayArgs &a) {
     spec = scenario::derive_replay(scenario::read_ftrace(a.trace));
     if (!a.base.empty()) base = scenario::load_scenario(a.base);
     s = scenario::replay_scenario(spec, a.base.empty() ? nullptr : &base, cookies);
-    choice = experiment::choose_config(s, a.config, a.features, a.tunables);
+    choice = experiment::choose_config(s, a.config, kernel_params(a.kernel));
   } catch (const scenario::ScenarioError &e) {
     std::fprintf(stderr, "%s\n", e.what());
     return kExitBadInput;
@@ -158,14 +159,7 @@ Command add_replay_command(CLI::App &app) {
       ->take_all()
       ->allow_extra_args(false)
       ->type_name("COMM,...");
-  c->add_option("--feature", a->features, "Override a scheduler feature: NAME=true|false")
-      ->take_all()
-      ->allow_extra_args(false)
-      ->type_name("NAME=BOOL");
-  c->add_option("--tunable", a->tunables, "Override a tunable: NAME=INTEGER")
-      ->take_all()
-      ->allow_extra_args(false)
-      ->type_name("NAME=N");
+  add_kernel_param_options(c, a->kernel);
   c->allow_extras(false);
   return {c, [a] { return cmd_replay(*a); }};
 }

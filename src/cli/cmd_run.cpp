@@ -35,14 +35,13 @@ std::optional<Time> wasted_threshold(const char *cmd, const std::string &text) {
 }
 
 int cmd_run(const std::string &file, const std::string &config, std::optional<u64> seed,
-            const std::string &json, const std::vector<std::string> &features,
-            const std::vector<std::string> &tunables, const TraceOptions &trace,
+            const std::string &json, const KernelParamArgs &kernel, const TraceOptions &trace,
             const CheckOptions &check, bool latency) {
   scenario::Scenario s;
   experiment::ConfigChoice choice;
   try {
     s = scenario::load_scenario(file);
-    choice = experiment::choose_config(s, config, features, tunables);
+    choice = experiment::choose_config(s, config, kernel_params(kernel));
   } catch (const scenario::ScenarioError &e) {
     std::fprintf(stderr, "%s\n", e.what());
     return kExitBadInput;
@@ -160,7 +159,7 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
 Command add_run_command(CLI::App &app) {
   struct Args {
     std::string file, config, json, seed, max_work;
-    std::vector<std::string> features, tunables;
+    KernelParamArgs kernel;
     TraceOptions trace;
     CheckOptions check;
     bool latency = false;
@@ -203,12 +202,7 @@ Command add_run_command(CLI::App &app) {
   run->add_option("--wasted-threshold", a->check.wasted_threshold,
                   "With --check: a task waiting longer than this wastes an idle CPU (default 1ms)")
       ->type_name("DURATION");
-  run->add_option("--feature", a->features, "Override a scheduler feature: NAME=true|false")
-      ->take_all()
-      ->type_name("NAME=BOOL");
-  run->add_option("--tunable", a->tunables, "Override a tunable: NAME=INTEGER")
-      ->take_all()
-      ->type_name("NAME=N");
+  add_kernel_param_options(run, a->kernel);
   add_max_work_option(run, a->max_work);
   run->allow_extras(false);
   return {run, [a] {
@@ -223,8 +217,8 @@ Command add_run_command(CLI::App &app) {
                 return kExitBadInput;
               }
             }
-            return cmd_run(a->file, a->config, seed, a->json, a->features, a->tunables, a->trace,
-                           a->check, a->latency);
+            return cmd_run(a->file, a->config, seed, a->json, a->kernel, a->trace, a->check,
+                           a->latency);
           }};
 }
 

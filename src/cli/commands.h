@@ -5,7 +5,9 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "scenario/overrides.h"
 #include "sim/time.h"
 
 namespace schedlab::cli {
@@ -22,6 +24,18 @@ constexpr int kExitInterrupted = 130;  // measure: stopped by SIGINT (128 + 2, a
 int apply_max_work(const char *cmd, const std::string &text);
 // Adds --max-work to a command.
 void add_max_work_option(CLI::App *c, std::string &text);
+
+// --feature NAME=V, --tunable NAME=V and --param PATH=V: the kernel switches of run, experiment
+// and replay. --feature and --tunable are shorthands for --param kernel.features.NAME=V and
+// --param kernel.tunables.NAME=V; the model checks them all in one place (scenario/overrides.h).
+struct KernelParamArgs {
+  std::vector<std::string> features, tunables, params;
+};
+// Adds --feature and --tunable (and --param unless `with_param` is false: sweep has its own).
+void add_kernel_param_options(CLI::App *c, KernelParamArgs &a, bool with_param = true);
+// The switches in the order feature, tunable, param. Throws std::invalid_argument naming the
+// option: a malformed argument, a --param that is not a kernel switch, a switch set twice.
+std::vector<scenario::KeyOverride> kernel_params(const KernelParamArgs &a);
 
 // A decimal integer 0..2^64-1, nothing else (no sign, no spaces, no suffix).
 std::optional<u64> parse_u64(const std::string &s);

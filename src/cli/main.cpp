@@ -20,16 +20,19 @@ int cmd_help(const std::string &topic, CLI::App &app) {
   if (topic == "features") {
     std::printf(
         "Scheduler features (kernel/sched/features.h style); set with [kernel.features],\n"
-        "a configuration's features, or --feature NAME=true|false.\n\n");
-    for (const auto &f : kernel::kFeatures)
-      std::printf("  %-28s default %s\n", std::string(f.name).c_str(),
-                  f.default_value ? "true" : "false");
+        "a configuration's features, or --param kernel.features.NAME=true|false\n"
+        "(--feature NAME=true|false for short).\n\n");
+    for (const auto &f : kernel::kFeatures) {
+      std::printf("  %-30s default %s\n      %s\n", std::string(f.name).c_str(),
+                  f.default_value ? "true" : "false", std::string(f.doc).c_str());
+      if (!f.patch.empty()) std::printf("      patch: %s\n", std::string(f.patch).c_str());
+    }
     return 0;
   }
   if (topic == "tunables") {
     std::printf(
         "Tunables (sysctl style); set with [kernel.tunables], a configuration's tunables,\n"
-        "or --tunable NAME=INTEGER.\n\n");
+        "or --param kernel.tunables.NAME=INTEGER (--tunable NAME=INTEGER for short).\n\n");
     for (const auto &t : kernel::kTunables)
       std::printf("  %-26s default %-10lld range %lld..%lld\n      %s\n",
                   std::string(t.name).c_str(), static_cast<long long>(t.default_value),

@@ -29,6 +29,47 @@ int apply_max_work(const char *cmd, const std::string &text) {
   return 0;
 }
 
+void add_kernel_param_options(CLI::App *c, KernelParamArgs &a, bool with_param) {
+  // One value per occurrence, so "--feature X=true FILE" does not take FILE as a second one.
+  c->add_option("--feature", a.features,
+                "Set a scheduler feature in every configuration: NAME=true|false (short for "
+                "--param kernel.features.NAME=V)")
+      ->take_all()
+      ->allow_extra_args(false)
+      ->type_name("NAME=BOOL");
+  c->add_option("--tunable", a.tunables,
+                "Set a tunable in every configuration: NAME=INTEGER (short for --param "
+                "kernel.tunables.NAME=V)")
+      ->take_all()
+      ->allow_extra_args(false)
+      ->type_name("NAME=N");
+  if (with_param)
+    c->add_option("--param", a.params,
+                  "Set a kernel switch in every configuration: kernel.features.NAME=BOOL or "
+                  "kernel.tunables.NAME=INTEGER")
+        ->take_all()
+        ->allow_extra_args(false)
+        ->type_name("PATH=V");
+}
+
+std::vector<scenario::KeyOverride> kernel_params(const KernelParamArgs &a) {
+  std::vector<scenario::KeyOverride> out;
+  for (const auto &f : a.features) out.push_back(scenario::parse_param("--feature", f));
+  for (const auto &t : a.tunables) out.push_back(scenario::parse_param("--tunable", t));
+  for (const auto &p : a.params) {
+    out.push_back(scenario::parse_param("--param", p));
+    if (!scenario::is_kernel_param(out.back().path))
+      throw std::invalid_argument(
+          out.back().given +
+          ": expected kernel.features.NAME or kernel.tunables.NAME (sweep sets other keys)");
+  }
+  for (std::size_t i = 0; i < out.size(); i++)
+    for (std::size_t j = 0; j < i; j++)
+      if (out[i].path == out[j].path)
+        throw std::invalid_argument(out[j].given + " and " + out[i].given + " set the same switch");
+  return out;
+}
+
 void add_max_work_option(CLI::App *c, std::string &text) {
   c->add_option("--max-work", text,
                 "Refuse scenarios that ask for more phase executions than this (tasks x loops x "

@@ -42,7 +42,7 @@ std::vector<ConfigChoice> experiment_configs(const scenario::Scenario &s,
   // Validate the requested names first (choose_config gives the standard message).
   for (const std::string &n : o.configs) {
     if (n.empty()) throw std::invalid_argument("--config: expected a configuration name");
-    choose_config(s, n, {}, {});
+    choose_config(s, n, {});
   }
   std::vector<ConfigChoice> out;
   for (const std::string &n : names) {
@@ -50,7 +50,7 @@ std::vector<ConfigChoice> experiment_configs(const scenario::Scenario &s,
         o.configs.empty() || std::any_of(o.configs.begin(), o.configs.end(), [&](const auto &w) {
           return w == n || (n.empty() && w == "default");
         });
-    if (wanted) out.push_back(choose_config(s, n, o.features, o.tunables));
+    if (wanted) out.push_back(choose_config(s, n, o.kernel_params));
   }
   return out;
 }

@@ -20,7 +20,8 @@ struct ExperimentOptions {
   u64 runs = 3;                      // seeds seed_base .. seed_base + runs - 1
   std::optional<u64> seed_base;      // default: the scenario's seed
   unsigned jobs = 1;                 // worker threads (at most one per run is started)
-  std::vector<std::string> features, tunables;  // "NAME=VALUE" overrides, for every config
+  // kernel.features.NAME / kernel.tunables.NAME keys set in every configuration, over its own
+  std::vector<scenario::KeyOverride> kernel_params;
   bool check = false;  // attach an invariant checker to every run (--check)
   Time wasted_threshold = observe::InvariantChecker::kDefaultWastedThreshold;
   // Called after each run with (runs done, runs in all), from the worker threads, one call at a

@@ -637,15 +637,8 @@ RunResult Simulation::run() {
 
 // ---------------------------------------------------------------------------------------------
 
-static bool parse_bool(const std::string &v, bool *out) {
-  if (v == "1" || v == "true" || v == "on" || v == "yes") return *out = true, true;
-  if (v == "0" || v == "false" || v == "off" || v == "no") return *out = false, true;
-  return false;
-}
-
 ConfigChoice choose_config(const scenario::Scenario &s, const std::string &name,
-                           const std::vector<std::string> &feature_overrides,
-                           const std::vector<std::string> &tunable_overrides) {
+                           const std::vector<scenario::KeyOverride> &kernel_params) {
   ConfigChoice c;
   const scenario::ConfigSpec *spec = nullptr;
   if (!s.configs.empty()) {
@@ -672,47 +665,28 @@ ConfigChoice choose_config(const scenario::Scenario &s, const std::string &name,
     if (!why.empty()) throw std::invalid_argument(where + ": " + why);
   };
   check_features(s.file + ": configuration \"" + c.name + "\"");
-  for (const std::string &o : feature_overrides) {
-    const auto eq = o.find('=');
-    const std::string n = o.substr(0, eq);
-    const auto id = kernel::find_feature(n);
-    if (!id)
-      throw std::invalid_argument("--feature " + o + ": unknown feature '" + n +
-                                  "' (see `schedlab help features`)");
-    bool v = false;
-    if (eq == std::string::npos || !parse_bool(o.substr(eq + 1), &v))
-      throw std::invalid_argument("--feature " + o + ": expected NAME=true or NAME=false");
-    c.kernel.features.on[*id] = v;
+  // The command line's switches, checked in one place (scenario/overrides.h).
+  std::string feature_options;
+  for (const scenario::KeyOverride &p : kernel_params) {
+    scenario::apply_kernel_param(c.kernel, p);
+    if (!p.path.starts_with("kernel.features.")) continue;
+    const std::string option = p.given.substr(0, p.given.find(' '));
+    if (feature_options.find(option) == std::string::npos)
+      feature_options += (feature_options.empty() ? "" : ", ") + option;
   }
-  for (const std::string &o : tunable_overrides) {
-    const auto eq = o.find('=');
-    const std::string n = o.substr(0, eq);
-    const auto id = kernel::find_tunable(n);
-    if (!id)
-      throw std::invalid_argument("--tunable " + o + ": unknown tunable '" + n +
-                                  "' (see `schedlab help tunables`)");
-    if (eq == std::string::npos)
-      throw std::invalid_argument("--tunable " + o + ": expected NAME=INTEGER");
-    const std::string val = o.substr(eq + 1);
-    std::size_t pos = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(val, &pos);
-    } catch (const std::exception &) {
-      pos = 0;
-    }
-    if (val.empty() || pos != val.size())
-      throw std::invalid_argument("--tunable " + o + ": '" + val + "' is not an integer");
-    const auto &info = kernel::kTunables[*id];
-    if (v < info.min || v > info.max)
-      throw std::invalid_argument("--tunable " + o + ": must be between " +
-                                  std::to_string(info.min) + " and " + std::to_string(info.max));
-    if (*id == kernel::TUNABLE_hz && v != 100 && v != 250 && v != 300 && v != 1000)
-      throw std::invalid_argument("--tunable " + o + ": hz must be 100, 250, 300 or 1000");
-    c.kernel.tunables.v[*id] = v;
-  }
-  if (!feature_overrides.empty()) check_features("--feature");
+  if (!feature_options.empty()) check_features(feature_options);
   return c;
+}
+
+ConfigChoice choose_config(const scenario::Scenario &s, const std::string &name,
+                           const std::vector<std::string> &feature_overrides,
+                           const std::vector<std::string> &tunable_overrides) {
+  std::vector<scenario::KeyOverride> params;
+  for (const std::string &o : feature_overrides)
+    params.push_back(scenario::parse_param("--feature", o));
+  for (const std::string &o : tunable_overrides)
+    params.push_back(scenario::parse_param("--tunable", o));
+  return choose_config(s, name, params);
 }
 
 double RunResult::mean_avg_idle_ns() const {

@@ -16,6 +16,7 @@
 #include "kernel/kernel.h"
 #include "observe/invariant_checker.h"
 #include "observe/metrics.h"
+#include "scenario/overrides.h"
 #include "scenario/scenario.h"
 #include "sim/event_queue.h"
 #include "sim/random.h"
@@ -159,13 +160,17 @@ class Simulation : public kernel::CpuHooks {
   int finite_left_ = 0;
 };
 
-// Resolves a configuration by name ("" = the first, or the implicit default), applying
-// command-line feature/tunable overrides ("NAME=VALUE"). Throws std::invalid_argument with a
+// Resolves a configuration by name ("" = the first, or the implicit default), then sets the
+// command line's kernel switches (kernel.features.NAME / kernel.tunables.NAME keys,
+// scenario/overrides.h) over the configuration's own. Throws std::invalid_argument with a
 // one-line message on an unknown name or bad value.
 struct ConfigChoice {
   std::string name;
   kernel::KernelConfig kernel;
 };
+ConfigChoice choose_config(const scenario::Scenario &s, const std::string &name,
+                           const std::vector<scenario::KeyOverride> &kernel_params);
+// The same with the shorthands' "NAME=VALUE" texts: --feature and --tunable.
 ConfigChoice choose_config(const scenario::Scenario &s, const std::string &name,
                            const std::vector<std::string> &feature_overrides,
                            const std::vector<std::string> &tunable_overrides);

@@ -51,6 +51,10 @@ SweepResult run_sweep(const std::string &file, const std::vector<SweepParam> &pa
     for (std::size_t j = 0; j < i; j++)
       if (params[i].path == params[j].path)
         throw std::invalid_argument(fmt::format("--param {} is given twice", params[i].path));
+    for (const auto &fixed : o.kernel_params)
+      if (params[i].path == fixed.path)
+        throw std::invalid_argument(
+            fmt::format("--param {} and {} set the same switch", params[i].path, fixed.given));
     npoints *= params[i].values.size();
     if (npoints > kMaxSweepPoints)
       throw std::invalid_argument(
@@ -61,6 +65,7 @@ SweepResult run_sweep(const std::string &file, const std::vector<SweepParam> &pa
   std::vector<scenario::Scenario> scenarios;
   scenarios.reserve(npoints);
   std::vector<std::vector<ConfigChoice>> choices;
+  std::vector<ExperimentOptions> options(npoints, o);
   for (std::size_t k = 0; k < npoints; k++) {
     std::vector<scenario::KeyOverride> ov;
     std::size_t rest = k;
@@ -69,9 +74,15 @@ SweepResult run_sweep(const std::string &file, const std::vector<SweepParam> &pa
       grid[k].insert(grid[k].begin(), vals[rest % vals.size()]);
       rest /= vals.size();
     }
-    for (std::size_t i = 0; i < params.size(); i++) ov.push_back({params[i].path, grid[k][i]});
+    // A kernel switch is set in every configuration, as --feature and --tunable set it; any
+    // other key is set in the file.
+    for (std::size_t i = 0; i < params.size(); i++) {
+      scenario::KeyOverride kv{params[i].path, grid[k][i],
+                               fmt::format("--param {}={}", params[i].path, grid[k][i])};
+      (scenario::is_kernel_param(kv.path) ? options[k].kernel_params : ov).push_back(kv);
+    }
     scenarios.push_back(scenario::load_scenario_with(file, ov));
-    choices.push_back(experiment_configs(scenarios.back(), o));
+    choices.push_back(experiment_configs(scenarios.back(), options[k]));
   }
   // Where the points differ in what acts on newidle balancing or task moves (a sweep over
   // migration_cost_ns, a feature or the newidle cost), every point shows those tables, even one
@@ -90,7 +101,7 @@ SweepResult run_sweep(const std::string &file, const std::vector<SweepParam> &pa
   const std::size_t per_point = choices.front().size() * o.runs;
   std::size_t before = 0;
   for (std::size_t k = 0; k < npoints; k++) {
-    ExperimentOptions po = o;
+    ExperimentOptions po = options[k];
     if (o.progress) {
       const std::size_t total = per_point * npoints;  // an estimate if points differ
       po.progress = [&, before, total](std::size_t done, std::size_t) {

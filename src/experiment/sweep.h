@@ -3,7 +3,9 @@
 // A sweep: the grid of scenario key values (any key of the file, scenario/overrides.h) ×
 // configurations × seeds. Every grid point is an experiment on the same seeds, so points are
 // compared with common random numbers too. Points run in grid order (the first parameter
-// varies slowest); each point's runs use the experiment's worker pool.
+// varies slowest); each point's runs use the experiment's worker pool. A kernel switch
+// (kernel.features.NAME, kernel.tunables.NAME) is set in every configuration, over its own value,
+// as --feature and --tunable set it.
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>

@@ -331,7 +331,7 @@ bool Kernel::ttwu_queue_cond(task_struct *p, int cpu, int this_cpu) const {
 
 void Kernel::ttwu_queue(task_struct *p, int cpu, int wake_flags, int this_cpu) {
   struct rq *rq = cpu_rq(cpu);
-  if (sched_feat(__SCHED_FEAT_TTWU_QUEUE) && ttwu_queue_cond(p, cpu, this_cpu)) {
+  if (sched_feat(TTWU_QUEUE) && ttwu_queue_cond(p, cpu, this_cpu)) {
     rq->ttwu_pending = 1;
     rq->wake_list.emplace_back(p, wake_flags);
     send_ipi(cpu);
@@ -357,7 +357,7 @@ void Kernel::ttwu_do_activate(struct rq *rq, task_struct *p, int wake_flags) {
   for (TraceSink *t : tracers_) t->sched_wakeup(clock_, p, rq->cpu);
   // 6.12-6.19: avg_idle is sampled only when a wakeup lands on a CPU with an idle stamp.
   // With AVG_IDLE_ON_IDLE_EXIT it moves to put_prev_task_idle().
-  if (!sched_feat(__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT) && rq->idle_stamp) update_rq_avg_idle(rq);
+  if (!sched_feat(AVG_IDLE_ON_IDLE_EXIT) && rq->idle_stamp) update_rq_avg_idle(rq);
 }
 
 // update_rq_avg_idle(): the length of the idle period that just ended, as a 1/8 EWMA,
@@ -669,6 +669,20 @@ void Kernel::put_prev_set_next_task(struct rq *rq, task_struct *prev, task_struc
     set_next_task_fair(rq, next);
 }
 
+// The core-wide pick. One CPU of a core picks for all its siblings and leaves each sibling's
+// choice in rq_i->core_pick; the sibling, rescheduled, takes it without picking again. Three
+// counters say whether such a left choice may still be taken:
+//   core->core_task_seq   moves on every enqueue and dequeue on any sibling
+//                         (sched_core_enqueue/dequeue) and at every core-wide pick: the
+//                         version of the core's set of queued tasks;
+//   core->core_pick_seq   the core_task_seq the last core-wide pick was made on;
+//   rq->core_sched_seq    the core_pick_seq this CPU last acted on (took or made).
+// A sibling takes its core_pick only when the pick is current (pick_seq == task_seq: nothing
+// was queued or dequeued since, so the task pointers are still valid), when it has not acted on
+// that pick yet (pick_seq != sched_seq), and when a choice was left for it. Otherwise it makes
+// a core-wide pick of its own. A pick itself bumps core_task_seq, so that two picks on one set
+// of tasks (a preemption picks again with nothing en/dequeued) get distinct pick_seq values: a
+// sibling that acted on the first pick still takes the choice the second left it.
 task_struct *Kernel::pick_next_task(struct rq *rq, task_struct *prev) {
   // The stopper's stand-in is the idle task: prev was really the stop-class stopper.
   const bool after_stopper = std::exchange(rq->stopper_prev, false);
@@ -702,7 +716,7 @@ task_struct *Kernel::pick_next_task(struct rq *rq, task_struct *prev) {
       need_sync = true;
       fi_before = true;
     }
-    core->core_task_seq++;
+    core->core_task_seq++;  // this pick gets a pick_seq of its own
 
     bool core_wide = true;
     if (!need_sync) {
@@ -746,6 +760,7 @@ task_struct *Kernel::pick_next_task(struct rq *rq, task_struct *prev) {
         core->core_forceidle_start = clock_;
         core->core_forceidle_occupation = occ;
       }
+      // The siblings' choices are current now; this CPU has acted on them.
       core->core_pick_seq = core->core_task_seq;
       next = rq->core_pick;
       rq->core_sched_seq = core->core_pick_seq;
@@ -815,8 +830,7 @@ void Kernel::sched_core_balance(struct rq *rq) {
     if (steal_cookie_task(rq->cpu, sd.get())) return;
   }
   // Nothing of the core's cookie to pull: push away what is stuck here instead.
-  if (sched_feat(__SCHED_FEAT_CORE_PUSH_FORCEIDLE) && !rq->curr->need_resched)
-    sched_core_push_forceidle(rq);
+  if (sched_feat(CORE_PUSH_FORCEIDLE) && !rq->curr->need_resched) sched_core_push_forceidle(rq);
 }
 
 // INFERRED (the patch is not public): each queued task whose cookie the core does not run

@@ -7,8 +7,6 @@
 
 namespace schedlab::kernel {
 
-#define sched_feat(x) sched_feat(__SCHED_FEAT_##x)
-
 namespace {
 
 inline u64 mul_u64_u32_shr(u64 a, u64 mul, unsigned shift) {

@@ -11,8 +11,6 @@
 
 namespace schedlab::kernel {
 
-#define sched_feat(x) sched_feat(__SCHED_FEAT_##x)
-
 namespace {
 
 constexpr unsigned int SCHED_NR_MIGRATE_BREAK = 32;
@@ -363,7 +361,7 @@ bool Kernel::task_hot(task_struct *p, sched_domain *sd, int dst_cpu, int src_cpu
 // With PLACE_LAG a task takes its lag along, so one that is not eligible here is not eligible
 // on a destination that has anything queued either (6.14+).
 static bool task_is_ineligible_on_dst_cpu(Kernel &k, task_struct *p, int dst_cpu) {
-  return k.config().features.on[__SCHED_FEAT_PLACE_LAG] && k.cpu_rq(dst_cpu)->cfs.nr_queued &&
+  return k.sched_feat(PLACE_LAG) && k.cpu_rq(dst_cpu)->cfs.nr_queued &&
          !k.entity_eligible(&k.cpu_rq(p->cpu)->cfs, &p->se);
 }
 
@@ -411,7 +409,7 @@ static int detach_tasks(Kernel &k, lb_env &env) {
     return 0;
   }
   if (env.imbalance <= 0) return 0;
-  if (k.config().features.on[__SCHED_FEAT_LB_COOKIE_PREF]) {
+  if (k.sched_feat(LB_COOKIE_PREF)) {
     // INFERRED: try first the tasks whose cookie the destination core runs (or could run, the
     // core being idle): they go to the tail, where detaching starts, in their LRU order.
     task_struct *last = tasks.back();
@@ -437,7 +435,11 @@ static int detach_tasks(Kernel &k, lb_env &env) {
         case migrate_load: {
           // MODEL: task_h_load() is the task's load (no task groups; docs/model.md item 13).
           const unsigned long load = std::max<unsigned long>(1, p->se.avg.load_avg);
-          if ((load >> shift) > static_cast<unsigned long>(env.imbalance))
+          // LB_MIN: a task this light hardly changes the imbalance, so it is left where it is
+          // until balancing at this level has failed once.
+          if (k.sched_feat(LB_MIN) && load < 16 && !env.sd->nr_balance_failed)
+            move = false;
+          else if ((load >> shift) > static_cast<unsigned long>(env.imbalance))
             move = false;
           else
             env.imbalance -= static_cast<long>(load);
@@ -530,18 +532,19 @@ static bool need_active_balance(const lb_env &env) {
   return env.type == migrate_task && env.sd->nr_balance_failed > env.sd->cache_nice_tries + 2;
 }
 
-// out_one_pinned: nothing moved, so the balance interval backs off (newidle balancing ignores
-// intervals and leaves it alone). All-pinned domains may back off further.
-static void out_one_pinned(const lb_env &env) {
-  if (env.idle == Kernel::CPU_NEWLY_IDLE) return;
-  sched_domain *sd = env.sd;
-  if (((env.flags & LBF_ALL_PINNED) && sd->balance_interval < MAX_PINNED_INTERVAL) ||
-      sd->balance_interval < sd->max_interval)
-    sd->balance_interval *= 2;
-}
-
+// sched_balance_rq(), with the kernel's labels and jumps: redo (another busiest CPU, the last
+// one being all pinned), more_balance (another batch from the same busiest after a breather),
+// out_balanced and out_all_pinned (nothing to move at this level, so the failures start again),
+// out_one_pinned (nothing moved: the balance interval backs off). MODEL: no LBF_DST_PINNED
+// retry on another CPU of the local group, and no group imbalance flag for the parent domain
+// (docs/model.md).
 int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd, cpu_idle_type idle,
                              bool *continue_balancing) {
+  int ld_moved = 0, cur_ld_moved = 0;
+  bool active_balance = false;
+  const sched_group *group = nullptr;
+  struct rq *busiest = nullptr;
+  bool overloaded = false;
   lb_env env;
   env.sd = sd;
   env.dst_cpu = this_cpu;
@@ -551,68 +554,62 @@ int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd,
   assert(sd->groups.front().contains(this_cpu));  // the local group comes first
   this_rq->lb_count++;
   this_rq->lb_count_by_idle[idle]++;
-  int ld_moved = 0;
-  bool balanced = true;
-  for (;;) {
-    if (!should_we_balance(*this, env)) {
-      *continue_balancing = false;
-      break;
-    }
-    bool overloaded = rd_overloaded_;
-    const sched_group *group = sched_balance_find_src_group(*this, env, &overloaded);
-    rd_overloaded_ = overloaded;
-    if (!group) break;
-    struct rq *busiest = sched_balance_find_src_rq(*this, env, group);
-    if (!busiest) break;
-    balanced = false;
-    env.src_cpu = busiest->cpu;
-    env.src_rq = busiest;
-    env.flags |= LBF_ALL_PINNED;
-    if (busiest->nr_running > 1) {
-      env.loop_max = std::min<unsigned>(static_cast<unsigned>(cfg_.tunables[TUNABLE_nr_migrate]),
-                                        busiest->nr_running);
-      for (;;) {
-        if (const int detached = detach_tasks(*this, env)) {
-          this_rq->lb_gained_by_idle[idle] += static_cast<u64>(detached);
-          ld_moved += attach_tasks(*this, env);
-        }
-        if (!(env.flags & LBF_NEED_BREAK)) break;
-        env.flags &= ~LBF_NEED_BREAK;
-      }
-      if (env.flags & LBF_ALL_PINNED) {
-        // Nothing on busiest may run here: try the other CPUs of the domain.
-        env.cpus_storage = *env.cpus;
-        env.cpus_storage.clear(busiest->cpu);
-        env.cpus = &env.cpus_storage;
-        balanced = true;  // out_all_pinned, unless another CPU is left to try
-        // Some CPU left outside the local group (without building that set).
-        if (!env.cpus->subset_of(sd->groups.front().span)) {
-          env.loop = 0;
-          env.loop_break = SCHED_NR_MIGRATE_BREAK;
-          continue;
-        }
-      }
-    }
-    break;
+
+redo:
+  if (!should_we_balance(*this, env)) {
+    *continue_balancing = false;
+    goto out_balanced;
   }
-  if (balanced) {
-    // out_balanced, out_all_pinned: balanced at this level, so the failures start again.
-    sd->nr_balance_failed = 0;
-    out_one_pinned(env);
-    return 0;
+  overloaded = rd_overloaded_;
+  group = sched_balance_find_src_group(*this, env, &overloaded);
+  rd_overloaded_ = overloaded;
+  if (!group) goto out_balanced;
+  busiest = sched_balance_find_src_rq(*this, env, group);
+  if (!busiest) goto out_balanced;
+  env.src_cpu = busiest->cpu;
+  env.src_rq = busiest;
+  ld_moved = 0;
+  // Cleared as soon as a task that may run on this_cpu is found.
+  env.flags |= LBF_ALL_PINNED;
+  if (busiest->nr_running > 1) {
+    // With a lone task on busiest the group is still unbalanced: ld_moved stays 0 and counts
+    // as a failure below.
+    env.loop_max = std::min<unsigned>(static_cast<unsigned>(cfg_.tunables[TUNABLE_nr_migrate]),
+                                      busiest->nr_running);
+  more_balance:
+    cur_ld_moved = detach_tasks(*this, env);
+    if (cur_ld_moved) {
+      this_rq->lb_gained_by_idle[idle] += static_cast<u64>(cur_ld_moved);
+      attach_tasks(*this, env);
+      ld_moved += cur_ld_moved;
+    }
+    if (env.flags & LBF_NEED_BREAK) {
+      env.flags &= ~LBF_NEED_BREAK;
+      goto more_balance;
+    }
+    if (env.flags & LBF_ALL_PINNED) {
+      // Nothing on busiest may run here: try the other CPUs of the domain, if one is left
+      // outside the local group (the group receives, it is not a source).
+      env.cpus_storage = *env.cpus;
+      env.cpus_storage.clear(busiest->cpu);
+      env.cpus = &env.cpus_storage;
+      if (!env.cpus->subset_of(sd->groups.front().span)) {
+        env.loop = 0;
+        env.loop_break = SCHED_NR_MIGRATE_BREAK;
+        goto redo;
+      }
+      goto out_all_pinned;
+    }
   }
-  bool active_balance = false;
+
   if (!ld_moved) {
+    // Newidle balancing is too frequent to count its failures.
     if (idle != CPU_NEWLY_IDLE) sd->nr_balance_failed++;
     this_rq->lb_failed++;
     if (need_active_balance(env)) {
-      struct rq *busiest = env.src_rq;
       // The stopper would only preempt a task that may not come here.
-      if (!busiest->curr->cpus_mask.test(this_cpu)) {
-        out_one_pinned(env);
-        return 0;
-      }
-      env.flags &= ~LBF_ALL_PINNED;
+      if (!busiest->curr->cpus_mask.test(this_cpu)) goto out_one_pinned;
+      env.flags &= ~LBF_ALL_PINNED;  // a task that may run here was found
       if (!busiest->active_balance) {
         busiest->active_balance = true;
         busiest->push_cpu = this_cpu;
@@ -627,6 +624,21 @@ int Kernel::sched_balance_rq(int this_cpu, struct rq *this_rq, sched_domain *sd,
   }
   // Unbalanced: balance again soon, unless a stopper was kicked for a reason now gone.
   if (!active_balance || need_active_balance(env)) sd->balance_interval = sd->min_interval;
+  goto out;
+
+out_balanced:
+  // (The kernel clears the parent's group imbalance flag here; the model has none.)
+out_all_pinned:
+  // Balanced at this level, or all pinned here: the parent level may move them.
+  sd->nr_balance_failed = 0;
+out_one_pinned:
+  ld_moved = 0;
+  // Newidle balancing ignores balance intervals: backing off would only inflate them.
+  if (env.idle == CPU_NEWLY_IDLE) goto out;
+  if (((env.flags & LBF_ALL_PINNED) && sd->balance_interval < MAX_PINNED_INTERVAL) ||
+      sd->balance_interval < sd->max_interval)
+    sd->balance_interval *= 2;
+out:
   return ld_moved;
 }
 

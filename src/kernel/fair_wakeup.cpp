@@ -10,8 +10,6 @@
 
 namespace schedlab::kernel {
 
-#define sched_feat(x) sched_feat(__SCHED_FEAT_##x)
-
 // ---------------------------------------------------------------------------------------------
 // select_task_rq_fair()
 

@@ -10,8 +10,8 @@ namespace schedlab::kernel {
 // CPU that idled without newidle stamping it (forced idle, a pending wakeup) samples the whole
 // clock and saturates avg_idle; the follow-up restores the guard.
 void Kernel::put_prev_task_idle(struct rq *rq, task_struct *) {
-  if (!sched_feat(__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT)) return;
-  if (sched_feat(__SCHED_FEAT_AVG_IDLE_STAMP_GUARD) && !rq->idle_stamp) return;
+  if (!sched_feat(AVG_IDLE_ON_IDLE_EXIT)) return;
+  if (sched_feat(AVG_IDLE_STAMP_GUARD) && !rq->idle_stamp) return;
   update_rq_avg_idle(rq);
 }
 

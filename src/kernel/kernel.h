@@ -22,6 +22,11 @@
 
 namespace schedlab::kernel {
 
+// sched_feat(NAME): the feature test, spelled as kernel/sched/sched.h spells it, in every file of
+// the model (k.sched_feat(NAME) outside Kernel's members). The member below is declared with its
+// name in parentheses so that this macro leaves it alone.
+#define sched_feat(x) sched_feat(__SCHED_FEAT_##x)
+
 // Event kinds of the kernel's own timers (the simulation owns the others).
 enum KernelEvent : u32 { EV_TICK = 1, EV_IPI = 2, EV_TICK_REMOTE = 3, EV_KERNEL_LAST = 15 };
 
@@ -74,6 +79,8 @@ class Kernel {
   int nr_cpu_ids() const { return nr_cpus_; }
   const Topology &topology() const { return topo_; }
   const KernelConfig &config() const { return cfg_; }
+  // Whether a feature is on (features are fixed for a run).
+  bool(sched_feat)(sched_feat_id f) const { return cfg_.features.on[f]; }
   struct rq *cpu_rq(int cpu) {
     return &rqs_[static_cast<std::size_t>(cpu)];
   }
@@ -245,7 +252,7 @@ class Kernel {
   // idle_cpu() as load balancing sees it: with FI_IDLE_FOR_LB a forced-idle CPU counts too.
   bool lb_idle_cpu(int cpu) const {
     const bool idle = idle_cpu(cpu);
-    const bool fi = cfg_.features.on[__SCHED_FEAT_FI_IDLE_FOR_LB] && sched_core_forceidle(cpu);
+    const bool fi = sched_feat(FI_IDLE_FOR_LB) && sched_core_forceidle(cpu);
     return idle | fi;  // both are cheap: no branch on which CPUs are idle
   }
   // The fair tasks balancing counts on a CPU: cfs.h_nr_queued (delayed-dequeue sleepers
@@ -380,7 +387,6 @@ class Kernel {
   }
   [[gnu::cold, gnu::noinline]] void emit_load_tp(LoadTp tp, const struct cfs_rq *cfs_rq,
                                                  const task_struct *p);
-  bool sched_feat(sched_feat_id f) const { return cfg_.features.on[f]; }
 
   const Topology &topo_;
   const MachineCosts costs_;

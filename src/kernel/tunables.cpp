@@ -9,4 +9,16 @@ std::optional<sched_tunable_id> find_tunable(std::string_view name) {
   return std::nullopt;
 }
 
+std::string check_tunable(sched_tunable_id id, std::int64_t v) {
+  if (id == TUNABLE_hz) {
+    // CONFIG_HZ is a build choice with a fixed menu, not a range.
+    if (v == 100 || v == 250 || v == 300 || v == 1000) return "";
+    return "must be one of 100, 250, 300, 1000, got " + std::to_string(v);
+  }
+  const TunableInfo &t = kTunables[id];
+  if (v >= t.min && v <= t.max) return "";
+  return "must be between " + std::to_string(t.min) + " and " + std::to_string(t.max) + ", got " +
+         std::to_string(v);
+}
+
 }  // namespace schedlab::kernel

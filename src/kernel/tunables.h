@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -62,6 +63,10 @@ struct Tunables {
 };
 
 std::optional<sched_tunable_id> find_tunable(std::string_view name);
+
+// Empty if `v` is a value the tunable can take, else why not ("must be between 1 and 4096, got
+// 0"): the one check of a tunable's value, for the scenario file and the command line alike.
+std::string check_tunable(sched_tunable_id id, std::int64_t v);
 
 // Kernel versions whose behaviour differs in ways the model reproduces (docs/model.md).
 enum class KernelVersion { V6_12, V6_18 };

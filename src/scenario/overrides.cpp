@@ -5,6 +5,7 @@
 #include <toml++/toml.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -69,7 +70,67 @@ void set(toml::table &t, const std::vector<std::string> &segs, std::size_t i,
   set(*n->as_table(), segs, i + 1, value, where);
 }
 
+constexpr std::string_view kFeaturesPrefix = "kernel.features.";
+constexpr std::string_view kTunablesPrefix = "kernel.tunables.";
+
+std::optional<bool> parse_bool(const std::string &v) {
+  if (v == "1" || v == "true" || v == "on" || v == "yes") return true;
+  if (v == "0" || v == "false" || v == "off" || v == "no") return false;
+  return std::nullopt;
+}
+
 }  // namespace
+
+KeyOverride parse_param(std::string_view option, const std::string &text) {
+  const auto eq = text.find('=');
+  std::string prefix, form = "PATH=VALUE";
+  if (option == "--feature") {
+    prefix = kFeaturesPrefix;
+    form = "NAME=true|false";
+  } else if (option == "--tunable") {
+    prefix = kTunablesPrefix;
+    form = "NAME=INTEGER";
+  }
+  if (eq == std::string::npos || eq == 0)
+    throw std::invalid_argument(fmt::format("{} {}: expected {}", option, text, form));
+  return {prefix + text.substr(0, eq), text.substr(eq + 1), fmt::format("{} {}", option, text)};
+}
+
+bool is_kernel_param(const std::string &path) {
+  return path.starts_with(kFeaturesPrefix) || path.starts_with(kTunablesPrefix);
+}
+
+void apply_kernel_param(kernel::KernelConfig &k, const KeyOverride &o) {
+  const std::string given = o.given.empty() ? o.path + "=" + o.value : o.given;
+  const bool feature = o.path.starts_with(kFeaturesPrefix);
+  const std::string name = o.path.substr((feature ? kFeaturesPrefix : kTunablesPrefix).size());
+  if (!is_kernel_param(o.path) || name.empty() || name.find('.') != std::string::npos)
+    throw std::invalid_argument(
+        fmt::format("{}: expected kernel.features.NAME or kernel.tunables.NAME", given));
+  if (feature) {
+    const auto id = kernel::find_feature(name);
+    if (!id)
+      throw std::invalid_argument(
+          fmt::format("{}: unknown feature '{}' (see `schedlab help features`)", given, name));
+    const auto on = parse_bool(o.value);
+    if (!on)
+      throw std::invalid_argument(fmt::format("{}: '{}' is not true or false", given, o.value));
+    k.features.on[*id] = *on;
+    return;
+  }
+  const auto id = kernel::find_tunable(name);
+  if (!id)
+    throw std::invalid_argument(
+        fmt::format("{}: unknown tunable '{}' (see `schedlab help tunables`)", given, name));
+  std::int64_t v = 0;
+  const char *end = o.value.data() + o.value.size();
+  const auto [ptr, ec] = std::from_chars(o.value.data(), end, v);
+  if (o.value.empty() || ec != std::errc() || ptr != end)
+    throw std::invalid_argument(fmt::format("{}: '{}' is not an integer", given, o.value));
+  const std::string why = kernel::check_tunable(*id, v);
+  if (!why.empty()) throw std::invalid_argument(fmt::format("{}: {}", given, why));
+  k.tunables.v[*id] = v;
+}
 
 Scenario load_scenario_with(const std::filesystem::path &file,
                             const std::vector<KeyOverride> &overrides) {

@@ -629,17 +629,10 @@ void Reader::read_tunables(const toml::table &t, std::string_view path,
     if (!id)
       fail(at(*e.key, at(t)), field,
            fmt::format("unknown tunable '{}' (see `schedlab help tunables`)", e.key->str()));
-    i64 v = 0;
-    if (*id == kernel::TUNABLE_hz) {
-      // CONFIG_HZ is a build choice with a fixed menu, not a range.
-      if (!e.value->is_integer()) wrong_type(*e.value, field, "an integer");
-      v = e.value->as_integer()->get();
-      if (v != 100 && v != 250 && v != 300 && v != 1000)
-        fail(at(*e.value), field, fmt::format("must be one of 100, 250, 300, 1000, got {}", v));
-    } else {
-      const kernel::TunableInfo &info = kernel::kTunables[*id];
-      v = integer(*e.value, field, info.min, info.max);
-    }
+    if (!e.value->is_integer()) wrong_type(*e.value, field, "an integer");
+    const i64 v = e.value->as_integer()->get();
+    const std::string why = kernel::check_tunable(*id, v);
+    if (!why.empty()) fail(at(*e.value), field, why);
     out.emplace_back(*id, v);
   }
 }

@@ -22,9 +22,11 @@ check_flag() {  # expected substring, then the arguments
 }
 check_flag "no configuration named \"Nope\"" run "$good" --config Nope
 check_flag "unknown feature 'NOPE'" run "$good" --feature NOPE=true
-check_flag "expected NAME=true or NAME=false" run "$good" --feature TTWU_QUEUE=maybe
+check_flag "--feature TTWU_QUEUE=maybe: 'maybe' is not true or false" run "$good" --feature TTWU_QUEUE=maybe
+check_flag "--feature TTWU_QUEUE: expected NAME=true|false" run "$good" --feature TTWU_QUEUE
 check_flag "unknown tunable 'nope'" run "$good" --tunable nope=1
-check_flag "hz must be 100, 250, 300 or 1000" run "$good" --tunable hz=999
+check_flag "--tunable hz=999: must be one of 100, 250, 300, 1000, got 999" run "$good" --tunable hz=999
+check_flag "--tunable nr_migrate=0: must be between 1 and 4096, got 0" run "$good" --tunable nr_migrate=0
 check_flag "is not an integer" run "$good" --tunable hz=fast
 check_flag "--seed" run "$good" --seed -1
 check_flag "cannot read" run /nonexistent/file.toml
@@ -121,8 +123,18 @@ check_one "--jobs -3: expected an integer from 1 to 4096" experiment "$good" --j
 check_one "--jobs abc: expected an integer from 1 to 4096" experiment "$good" --jobs abc
 check_one "--seed-base -1: expected an integer from 0 to 2^64-1" experiment "$good" --seed-base -1
 check_one "--config: no configuration named \"Nope\"" experiment "$good" --config Nope
+# --param: the kernel's switches, with --feature and --tunable as its shorthands
+check_one "schedlab run: --param kernel.features.NOPE=true: unknown feature 'NOPE'" run "$good" --param kernel.features.NOPE=true
+check_one "schedlab run: --param kernel.tunables.hz=999: must be one of 100, 250, 300, 1000, got 999" run "$good" --param kernel.tunables.hz=999
+check_one "schedlab run: --param machine.cores_per_llc=2: expected kernel.features.NAME or kernel.tunables.NAME" run "$good" --param machine.cores_per_llc=2
+check_one "schedlab run: --param kernel.features.TTWU_QUEUE: expected PATH=VALUE" run "$good" --param kernel.features.TTWU_QUEUE
+check_one "schedlab run: --feature WA_IDLE=true and --param kernel.features.WA_IDLE=false set the same switch" run "$good" --feature WA_IDLE=true --param kernel.features.WA_IDLE=false
+check_one "schedlab experiment: --tunable hz=250 and --tunable hz=100 set the same switch" experiment "$good" --tunable hz=250 --tunable hz=100
+check_one "schedlab replay: --param kernel.features.WA_IDLE=maybe: 'maybe' is not true or false" replay "$trace" --param kernel.features.WA_IDLE=maybe
 # sweep
 check_flag "--param is required" sweep "$good"
+check_one "schedlab sweep: --param kernel.features.WA_IDLE=maybe: 'maybe' is not true or false" sweep "$good" --param kernel.features.WA_IDLE=true,maybe --runs 1
+check_one "schedlab sweep: --param kernel.features.WA_IDLE and --feature WA_IDLE=true set the same switch" sweep "$good" --param kernel.features.WA_IDLE=true,false --feature WA_IDLE=true
 check_one "nope: unknown key" sweep "$good" --param nope=1,2
 check_one "--param machine.cores_per_llc=: an empty value" sweep "$good" --param machine.cores_per_llc=
 check_one "machine.cores_per_llc: must be between 1 and 8192, got 0" sweep "$good" --param machine.cores_per_llc=0,1 --runs 1

@@ -169,5 +169,17 @@ for t in j["tasks"]:
 avgs = [float(r[4]) for r in rows]
 assert avgs == sorted(avgs, reverse=True), avgs
 PY
+# One route for the kernel's switches: --feature is --param kernel.features.NAME, and either
+# overrides what a configuration sets ("Cookie + patch" without its patch runs as "Cookie").
+runs() { python3 -c 'import json,sys; print([r["completion_time_s"] for r in json.load(open(sys.argv[1]))["configs"][0]["runs"]])' "$1"; }
+"$bin" experiment "$sc" --config "Cookie + patch" --runs 2 --jobs 1 \
+  --feature CORE_COOKIE_FASTPATH=false --json "$tmp/f.json" >/dev/null
+"$bin" experiment "$sc" --config "Cookie + patch" --runs 2 --jobs 1 \
+  --param kernel.features.CORE_COOKIE_FASTPATH=false --json "$tmp/p.json" >/dev/null
+"$bin" experiment "$sc" --config Cookie --runs 2 --jobs 1 --json "$tmp/c.json" >/dev/null
+check "--feature NAME=V runs as --param kernel.features.NAME=V" [ "$(runs "$tmp/f.json")" = "$(runs "$tmp/p.json")" ]
+check "--param kernel.features.NAME overrides the configuration's" [ "$(runs "$tmp/p.json")" = "$(runs "$tmp/c.json")" ]
+"$bin" experiment "$sc" --config "Cookie + patch" --runs 2 --jobs 1 --json "$tmp/u.json" >/dev/null
+check "(the patch itself changes the runs)" [ "$(runs "$tmp/u.json")" != "$(runs "$tmp/c.json")" ]
 echo "$((n-fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]

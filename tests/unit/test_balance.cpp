@@ -915,3 +915,47 @@ TEST(NewidleBalance, BumpOnFailRaisesTheCostOfAFruitlessDomain) {
     EXPECT_EQ(rq1->sd->max_newidle_lb_cost, c.after) << "bump " << c.bump << " from " << c.before;
   }
 }
+
+// LB_MIN (default off, as in the kernel): balancing by load, detach_tasks() leaves a task of
+// load below 16 where it is until balancing at the level has failed once. The state is the one
+// above (CPU 4 balances its SMT domain against CPU 0's three tasks), with featherweight tasks.
+TEST(DetachTasks, LbMinKeepsFeatherweightTasksUntilBalancingFails) {
+  for (const bool lb_min : {false, true}) {
+    kernel::KernelConfig cfg;
+    cfg.version = KernelVersion::V6_12;
+    cfg.features.on[__SCHED_FEAT_LB_MIN] = lb_min;
+    KernelFixture f(KernelFixture::default_spec(), cfg);
+    f.k.set_clock(10 * NSEC_PER_MSEC);
+    task_struct *q = f.hog(0);
+    task_struct *a = f.task("a");
+    f.k.test_enqueue(a, 0);
+    f.k.set_clock(13 * NSEC_PER_MSEC);
+    task_struct *b = f.task("b");
+    f.k.test_run(b, 0);
+    f.hog(4);
+    auto set = [](struct rq *rq, unsigned long load, unsigned long util, unsigned long runnable) {
+      rq->cfs.avg.load_avg = load, rq->cfs.avg.util_avg = util;
+      rq->cfs.avg.runnable_avg = runnable;
+    };
+    set(f.k.cpu_rq(4), 1024, 1000, 1000);
+    set(f.k.cpu_rq(0), 3072, 1024, 3072);
+    for (task_struct *p : {q, a, b}) p->se.avg.load_avg = 15;
+    sched_domain *smt = f.k.cpu_rq(4)->sd;
+    bool cont = true;
+    auto balance = [&] {
+      return f.k.sched_balance_rq(4, f.k.cpu_rq(4), smt, Kernel::__CPU_NOT_IDLE, &cont);
+    };
+    const char *on = lb_min ? "LB_MIN on" : "LB_MIN off";
+    if (!lb_min) {
+      EXPECT_EQ(balance(), 2) << on;  // both queued tasks: they barely dent the imbalance
+      EXPECT_EQ(f.k.cpu_rq(0)->nr_running, 1u) << on;
+      continue;
+    }
+    EXPECT_EQ(balance(), 0) << on;
+    EXPECT_EQ(f.k.cpu_rq(0)->nr_running, 3u) << on;
+    EXPECT_EQ(smt->nr_balance_failed, 1u) << on;
+    EXPECT_EQ(balance(), 2) << on;  // a failed balance lets them go
+    EXPECT_EQ(f.k.cpu_rq(0)->nr_running, 1u) << on;
+    EXPECT_EQ(smt->nr_balance_failed, 0u) << on;
+  }
+}

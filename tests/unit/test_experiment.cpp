@@ -248,7 +248,7 @@ TEST(Experiment, ChosenConfigurationsAndErrors) {
   o.seed_base = ~u64{0};
   EXPECT_THROW(experiment::run_experiment(s, o), std::invalid_argument);
   o.seed_base.reset();
-  o.tunables = {"hz=999"};
+  o.kernel_params = {scenario::parse_param("--tunable", "hz=999")};
   EXPECT_THROW(experiment::run_experiment(s, o), std::invalid_argument);
 }
 
