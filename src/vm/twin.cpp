@@ -286,6 +286,29 @@ std::string remap_trace_cpus(const std::string &text, const std::vector<int> &un
   return out;
 }
 
+std::map<std::string, u64> schedstat_by_name(const Schedstat &s) {
+  static const char *const kLb[] = {"lb_count",  "lb_balanced",   "lb_failed",  "lb_imbalance",
+                                    "lb_gained", "lb_hot_gained", "lb_nobusyq", "lb_nobusyg"};
+  static const char *const kOther[] = {"alb_count",        "alb_failed",       "alb_pushed",
+                                       "sbe_count",        "sbe_balanced",     "sbe_pushed",
+                                       "sbf_count",        "sbf_balanced",     "sbf_pushed",
+                                       "ttwu_wake_remote", "ttwu_move_affine", "ttwu_move_balance"};
+  std::map<std::string, u64> m;
+  for (const SchedstatCpu &c : s.cpus) {
+    m["yld_count"] += c.yld_count;
+    m["sched_count"] += c.sched_count;
+    m["sched_goidle"] += c.sched_goidle;
+    m["ttwu_count"] += c.ttwu_count;
+    m["ttwu_local"] += c.ttwu_local;
+    for (const SchedstatDomain &d : c.domains) {
+      for (int t = 0; t < kNrIdleTypes; t++)
+        for (std::size_t f = 0; f < std::size(kLb); f++) m[kLb[f]] += d.lb[t][f];
+      for (std::size_t f = 0; f < std::size(kOther); f++) m[kOther[f]] += d.other[f];
+    }
+  }
+  return m;
+}
+
 SchedstatSums schedstat_sums(const Schedstat &s) {
   SchedstatSums x;
   for (const SchedstatCpu &c : s.cpus) {
@@ -725,21 +748,22 @@ TwinResult run_twin(const scenario::Scenario &s, const TwinOptions &o,
       u64 migrations = 0;
       for (const ordered_json &t : tr.result.at("tasks"))
         if (t["nr_migrations"].is_number()) migrations += t["nr_migrations"].get<u64>();
-      // What the kernel reports of the run statistics (kernel/stats.h): /proc/schedstat's
-      // counters and the tasks' migrations; the model's own counters are NaN.
+      // What the kernel reports of the run statistics (kernel/stats.h): a CPU statistic named
+      // as a /proc/schedstat counter is that counter summed over CPUs and domains; the rest are
+      // the model's own (NaN) but for the few the kernel counts under another name.
       er.stat.fill(kNaN);
+      const std::map<std::string, u64> kernel_counts = schedstat_by_name(tr.schedstat);
+      for (std::size_t i = 0; i < experiment::NR_RUN_STATS; i++)
+        if (const auto it = kernel_counts.find(experiment::kStatistics[i].name);
+            experiment::kStatistics[i].over == experiment::StatOver::CPU &&
+            it != kernel_counts.end())
+          er.stat[i] = static_cast<double>(it->second);
       auto set = [&](experiment::run_stat_id id, u64 v) { er.stat[id] = static_cast<double>(v); };
       set(experiment::STAT_newidle_lb_count, sums.newidle_lb_count);
       set(experiment::STAT_newidle_lb_gained, sums.newidle_lb_gained);
       set(experiment::STAT_migrations, migrations);
-      set(experiment::STAT_lb_count, sums.lb_count);
       set(experiment::STAT_lb_moved, sums.lb_gained);
       set(experiment::STAT_lb_active, sums.alb_pushed);
-      set(experiment::STAT_sched_count, sums.sched_count);
-      set(experiment::STAT_sched_goidle, sums.sched_goidle);
-      set(experiment::STAT_ttwu_count, sums.ttwu_count);
-      set(experiment::STAT_ttwu_local, sums.ttwu_local);
-      set(experiment::STAT_yld_count, sums.yld_count);
       e.configs[c].runs.push_back(std::move(er));
       r.runs.push_back(std::move(tr));
     }

@@ -74,6 +74,14 @@ TEST(TwinSchedstat, ParsesVersion16CpuAndDomainLines) {
   const SchedstatSums x = schedstat_sums(s);
   EXPECT_EQ(x.ttwu_local, 237u);
   EXPECT_EQ(x.newidle_lb_count, 8u + 8 + 5 + 3);
+  // By kernel name, summed over CPUs, domains and idle types: what the twin reports for a run
+  // statistic of that name.
+  const std::map<std::string, u64> m = schedstat_by_name(s);
+  EXPECT_EQ(m.at("ttwu_local"), 237u);
+  EXPECT_EQ(m.at("yld_count"), 0u);
+  EXPECT_EQ(m.at("ttwu_move_affine"), 2u + 0 + 1 + 0);
+  EXPECT_EQ(m.at("ttwu_wake_remote"), 12u + 137 + 5 + 29);
+  EXPECT_EQ(m.at("lb_count"), (2u + 155 + 8) + (1 + 87 + 8) + (9 + 162 + 5) + (3 + 78 + 3));
 }
 
 TEST(TwinSchedstat, DeltaIsAfterMinusBeforeAndRefusesOtherDomains) {
