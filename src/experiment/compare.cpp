@@ -10,6 +10,8 @@
 #include <set>
 #include <string_view>
 
+#include "experiment/run_stats.h"
+
 namespace schedlab::experiment {
 
 using nlohmann::ordered_json;
@@ -109,6 +111,36 @@ std::string str(const ordered_json &j, const char *k) {
   return j.is_object() && j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : "";
 }
 
+// A CPU statistic of kernel/stats.h summed over a run JSON's cpus[] (under its section).
+std::optional<double> cpu_stat_sum(const ordered_json &run, const Statistic &st) {
+  if (!run.contains("cpus") || !run["cpus"].is_array()) return std::nullopt;
+  std::optional<double> sum;
+  for (const ordered_json &c : run["cpus"]) {
+    const ordered_json *at = &c;
+    if (st.section == StatSection::schedstat) {
+      if (!c.contains("schedstat")) continue;
+      at = &c["schedstat"];
+    }
+    if (at->contains(st.name) && (*at)[st.name].is_number())
+      sum = sum.value_or(0) + (*at)[st.name].get<double>();
+  }
+  return sum;
+}
+
+// A statistic's mean over an experiment configuration's runs[] (NaN values left out).
+std::optional<double> run_stat_mean(const ordered_json &config, const Statistic &st) {
+  if (!config.contains("runs") || !config["runs"].is_array()) return std::nullopt;
+  double sum = 0;
+  std::size_t n = 0;
+  for (const ordered_json &r : config["runs"])
+    if (r.contains(st.name) && r[st.name].is_number()) {
+      sum += r[st.name].get<double>();
+      n++;
+    }
+  if (!n) return std::nullopt;
+  return sum / static_cast<double>(n);
+}
+
 void compare_runs(Builder &bl, const ordered_json &a, const ordered_json &b) {
   bl.add("completion time (s)", a, b, "completion_time_s");
   bl.add("forced idle (s)", a, b, "forceidle_s");
@@ -130,6 +162,11 @@ void compare_runs(Builder &bl, const ordered_json &a, const ordered_json &b) {
   bl.add("schbench rps", a, b, "schbench.rps");
   bl.add("fork forks", a, b, "fork.forks");
   bl.add("fork children exited", a, b, "fork.children_exited");
+  // The CPU statistics (kernel/stats.h), summed over the CPUs, where both runs have them.
+  for (const Statistic &st : kStatistics)
+    if (st.over == StatOver::CPU)
+      if (auto x = cpu_stat_sum(a, st), y = cpu_stat_sum(b, st); x && y)
+        bl.c.rows.push_back({fmt::format("{} (all CPUs)", st.name), x, y});
 
   // Tasks by comm: pids differ between a simulation and a real run.
   match(bl, a["tasks"], b["tasks"], "task", [](const ordered_json &t) { return str(t, "comm"); },
@@ -168,6 +205,16 @@ void compare_experiments(Builder &bl, const ordered_json &a, const ordered_json 
   match(
       bl, a["configs"], b["configs"], "config",
       [](const ordered_json &c) { return str(c, "name"); }, metrics);
+  // Every run statistic (kernel/stats.h) both sides report, as its mean over the runs: a
+  // twin's schedstat counters beside the model's, whether or not a table summarised them.
+  const auto ka = by_key(a["configs"], [](const ordered_json &c) { return str(c, "name"); });
+  const auto kb = by_key(b["configs"], [](const ordered_json &c) { return str(c, "name"); });
+  for (const auto &[name, ca] : ka)
+    if (const auto it = kb.find(name); it != kb.end())
+      for (const Statistic &st : kStatistics)
+        if (seen.count(std::string("mean_") + st.name) == 0)
+          if (auto x = run_stat_mean(*ca, st), y = run_stat_mean(*it->second, st); x && y)
+            bl.c.rows.push_back({fmt::format("config {} {} (mean per run)", name, st.name), x, y});
   if (a.contains("comparisons") && b.contains("comparisons") && a["comparisons"].is_array() &&
       b["comparisons"].is_array())
     match(bl, a["comparisons"], b["comparisons"], "comparison",

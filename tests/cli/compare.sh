@@ -30,6 +30,7 @@ check "compare with itself: JSON differ = 0" [ "$(python3 -c 'import json,sys; p
 check "table lists per-task and per-CPU metrics" \
   grep -q -e '^task worker-3 runtime (ns)' -e '^cpu 7 busy (ns)' "$tmp/self.out"
 check "table lists wakeup latency p99" grep -q '^wakeup latency p99 (ns)' "$tmp/self.out"
+check "table lists the CPU statistics summed over CPUs" grep -q '^ttwu_local (all CPUs)' "$tmp/self.out"
 
 "$bin" compare "$tmp/a.json" "$tmp/b.json" --json "$tmp/ab.json" >"$tmp/ab.out"
 check "compare No cookie with Cookie exits 0" [ $? -eq 0 ]
@@ -53,6 +54,9 @@ check "experiment 2 exits 0" [ $? -eq 0 ]
 check "compare experiments exits 0" [ $? -eq 0 ]
 check "experiments: per-config mean completion time" \
   grep -q "^config Cookie mean_completion_time_s" "$tmp/e.out"
+check "experiments: every run statistic's mean, table or not" \
+  grep -q "^config Cookie ttwu_local (mean per run)" "$tmp/e.out"
+check "experiments: a table's statistic by its summary" grep -q "^config Cookie mean_wakeup_p99_us" "$tmp/e.out"
 
 # Different task sets: said, and the common tasks still compared.
 python3 - "$tmp/a.json" "$tmp/c.json" <<'PY'
