@@ -68,6 +68,8 @@ void bench_json(const workload::BenchReport &b, ordered_json &j) {
       o["windows"] = v.windows;
       o["sampling_ns"] = v.sampling_ns;
       o["samples"] = v.samples;
+      o["sample_latency_ns"] = v.sample_latency_ns;
+      o["gaps_over_threshold"] = v.gaps_over_threshold;
       o["max_gap_ns"] = v.max_gap_ns;
       o["sum_gap_ns"] = v.sum_gap_ns;
       o["breach_gap_ns"] = v.breach_gap_ns;

@@ -76,10 +76,11 @@ std::string run_summary(const RunResult &r, const scenario::Scenario &s) {
   for (const auto &v : b.vms) {
     if (v.guest == workload::VmSpec::Guest::Hwlat)
       out += fmt::format(
-          "vm {} (hwlat): {} samples in {} windows, max gap {:.1f} us, noise {:.3f}%, lost "
-          "time {:.3f}%, forced idle {:.3f} s\n",
-          v.name, v.samples, v.windows, static_cast<double>(v.max_gap_ns) / 1e3, v.noise_pct(),
-          v.lost_time_pct(), static_cast<double>(v.forceidle_ns) / 1e9);
+          "vm {} (hwlat): {} samples in {} windows ({} gaps over threshold), max gap {:.1f} us, "
+          "noise {:.3f}%, lost time {:.3f}%, forced idle {:.3f} s\n",
+          v.name, v.samples, v.windows, v.gaps_over_threshold,
+          static_cast<double>(v.max_gap_ns) / 1e3, v.noise_pct(), v.lost_time_pct(),
+          static_cast<double>(v.forceidle_ns) / 1e9);
     else
       out += fmt::format("vm {} ({}): forced idle {:.3f} s\n", v.name,
                          v.guest == workload::VmSpec::Guest::Idle ? "idle" : "stress",

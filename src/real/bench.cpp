@@ -451,8 +451,8 @@ class Schbench : public RealBench {
 // guest) or run an hwlat tracer, and VMM threads of short periodic bursts. The hwlat tracer
 // samples as kernel/trace/trace_hwlat.c does: in its window (`width` of every `window`, round
 // robin over the vCPUs) it reads the clock in a tight loop, and a gap between two reads is
-// time the vCPU did not run; a gap above `threshold` is a sample. Outside its window the vCPU
-// sleeps.
+// time the vCPU did not run; a window whose largest gap is above `threshold` gives one sample
+// (get_sample()), the gaps above it are counted. Outside its window the vCPU sleeps.
 class Vm : public RealBench {
  public:
   Vm(const workload::VmSpec &s, std::string name, double ns_per_loop)
@@ -490,8 +490,9 @@ class Vm : public RealBench {
         break;
     }
     const std::uint64_t vcpus = static_cast<std::uint64_t>(s_.vcpus);
-    std::uint64_t windows = 0, samples = 0, sampling = 0;
-    Time max_gap = 0, sum_gap = 0, breach = 0;
+    std::uint64_t windows = 0, samples = 0, gaps_over = 0, sampling = 0;
+    Time max_gap = 0, sum_gap = 0, breach = 0, sample_latency = 0;
+    const Time threshold_us = s_.threshold / 1000;
     while (!stop.load(std::memory_order_relaxed)) {
       const std::uint64_t t = monotonic_ns() - t0;
       std::uint64_t k = t / s_.window;
@@ -506,24 +507,34 @@ class Vm : public RealBench {
       const std::uint64_t end = t0 + k * s_.window + s_.width;
       std::uint64_t last = monotonic_ns();
       const std::uint64_t start = last;
+      Time window_max_us = 0;
       while (last < end && !stop.load(std::memory_order_relaxed)) {
         const std::uint64_t now = monotonic_ns();
         const Time gap = now - last;
         if (gap > kMinGapNs) {
           sum_gap += std::min(now, end) - last;
           max_gap = std::max(max_gap, gap);
-          if (gap > s_.threshold) {
-            samples++;
+          // In whole microseconds, as time_to_us() gives them to get_sample().
+          window_max_us = std::max(window_max_us, gap / 1000);
+          if (gap / 1000 > threshold_us) {
+            gaps_over++;
             breach += gap;
           }
         }
         last = now;
       }
       sampling += std::min(last, end) - start;
+      // One sample per window, when its largest gap is above threshold.
+      if (window_max_us > threshold_us) {
+        samples++;
+        sample_latency += window_max_us * 1000;
+      }
     }
     std::lock_guard lock(mu_);
     v_.windows += windows;
     v_.samples += samples;
+    v_.gaps_over_threshold += gaps_over;
+    v_.sample_latency_ns += sample_latency;
     v_.sampling_ns += sampling;
     v_.max_gap_ns = std::max(v_.max_gap_ns, max_gap);
     v_.sum_gap_ns += sum_gap;

@@ -480,6 +480,7 @@ class Vm : public Model {
       if (t < h.sample_end) return runtime(std::min(h.sample_end - t, kChunk));
       h.sampling = false;
       sampling_ns_ += h.sample_end - h.sample_start;
+      close_window(h);
     }
     const std::uint64_t vcpus = static_cast<std::uint64_t>(s_.vcpus);
     const std::uint64_t k0 = t / s_.window;
@@ -513,6 +514,7 @@ class Vm : public Model {
       if (h.sampling) {
         h.sampling = false;
         if (end > h.sample_start) sampling_ns_ += std::min(end, h.sample_end) - h.sample_start;
+        close_window(h);
       }
     }
   }
@@ -526,6 +528,8 @@ class Vm : public Model {
     v.windows = windows_;
     v.sampling_ns = sampling_ns_;
     v.samples = samples_;
+    v.gaps_over_threshold = gaps_over_;
+    v.sample_latency_ns = sample_latency_;
     v.max_gap_ns = max_gap_;
     v.sum_gap_ns = sum_gap_;
     v.breach_gap_ns = breach_gap_;
@@ -539,34 +543,50 @@ class Vm : public Model {
     Time sample_start = 0, sample_end = 0;
     std::uint64_t last_window = ~std::uint64_t{0};
     Time off_since = kTimeNever;  // switched out while sampling, at this time
+    Time window_max_us = 0;       // the window's largest gap, in whole microseconds
   };
-  // The thread runs again at t: the tracer sees the whole gap (a sample if above threshold);
-  // the lost sampling time is the part before the width's end.
+  // The thread runs again at t: the tracer sees the whole gap, in whole microseconds as
+  // get_sample() reads it (time_to_us()), and counts it when it is above the threshold (also in
+  // microseconds); the lost sampling time is the part before the width's end.
   void gap_end(Hw &h, Time t) {
     if (h.off_since == kTimeNever) return;
     const Time gap = t > h.off_since ? t - h.off_since : 0;
     sum_gap_ += std::min(t, h.sample_end) - h.off_since;
     h.off_since = kTimeNever;
     max_gap_ = std::max(max_gap_, gap);
-    if (gap > s_.threshold) {
-      samples_++;
+    const Time gap_us = gap / NSEC_PER_USEC;
+    h.window_max_us = std::max(h.window_max_us, gap_us);
+    if (gap_us > s_.threshold / NSEC_PER_USEC) {
+      gaps_over_++;
       breach_gap_ += gap;
     }
+  }
+  // get_sample()'s end: at most one sample per window, recorded when the window's largest gap
+  // (inner or outer: the model's gaps are the vCPU thread's time off the host CPU, wherever in
+  // the loop they fall) is above the threshold, with that gap as its latency.
+  void close_window(Hw &h) {
+    if (h.window_max_us > s_.threshold / NSEC_PER_USEC) {
+      samples_++;
+      sample_latency_ += h.window_max_us * NSEC_PER_USEC;
+    }
+    h.window_max_us = 0;
   }
   VmSpec s_;
   std::vector<Hw> hw_;
   std::vector<char> vmm_;  // the VMM thread's next action is its burst
-  std::uint64_t windows_ = 0, samples_ = 0;
-  Time sampling_ns_ = 0, max_gap_ = 0, sum_gap_ = 0, breach_gap_ = 0;
+  std::uint64_t windows_ = 0, samples_ = 0, gaps_over_ = 0;
+  Time sampling_ns_ = 0, max_gap_ = 0, sum_gap_ = 0, breach_gap_ = 0, sample_latency_ = 0;
 };
 
 }  // namespace
 
+// The run's lost time as an hwlat user estimates it: the samples' latencies, seen in `width` of
+// every `window`, scaled up by window/width to the run's windows * window of time, as a share of
+// that time; the window/width factors cancel.
 double BenchReport::Vm::noise_pct() const {
   if (windows == 0 || width == 0) return std::nan("");
-  return static_cast<double>(breach_gap_ns) /
-         (static_cast<double>(windows) * static_cast<double>(width)) *
-         (static_cast<double>(window) / static_cast<double>(width)) * 100.0;
+  return static_cast<double>(sample_latency_ns) /
+         (static_cast<double>(windows) * static_cast<double>(width)) * 100.0;
 }
 
 double BenchReport::Vm::lost_time_pct() const {

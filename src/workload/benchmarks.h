@@ -108,12 +108,17 @@ struct BenchReport {
     std::uint64_t windows = 0;  // hwlat windows sampled (one cut short by the run's end counts)
     Time sampling_ns = 0;       // time the tracer sampled: from its first run in a window to the
                                 // window's width end (or the run's end)
-    std::uint64_t samples = 0;  // gaps longer than threshold
+    // As kernel/trace/trace_hwlat.c's get_sample() records them: at most one sample per
+    // window, when the window's largest gap is above threshold (gaps in whole microseconds).
+    std::uint64_t samples = 0;
+    Time sample_latency_ns = 0;             // the samples' latencies (their largest gaps), summed
+    std::uint64_t gaps_over_threshold = 0;  // every gap above threshold (the samples' counts)
     Time max_gap_ns = 0;
     Time sum_gap_ns = 0;     // every gap, whatever its length: the lost sampling time
-    Time breach_gap_ns = 0;  // the gaps longer than threshold only
+    Time breach_gap_ns = 0;  // the gaps above threshold, summed
     Time forceidle_ns = 0;   // core_forceidle_sum of the VM's tasks (set by the executor)
-    // (breach_gap_ns / (windows * width)) * (window / width) * 100; NaN without windows.
+    // sample_latency_ns / (windows * width) * 100: the samples scaled up by window/width, as a
+    // share of the run's time; NaN without windows.
     double noise_pct() const;
     // sum_gap_ns / sampling_ns * 100; NaN without sampling time.
     double lost_time_pct() const;

@@ -33,7 +33,9 @@ experiment::RunResult run(const scenario::Scenario &s, const std::string &config
 // One CPU: the hwlat vCPU samples [0, 100 ms) of every 300 ms window; a nice -20 task pinned
 // to the CPU forks at 50.3 ms (between two ticks) and runs 400 us of CPU time, then sleeps
 // past the run's end.
-scenario::Scenario injected_gap(const std::string &threshold) {
+// With `second`, another such task forks at 70.3 ms and runs 200 us: a second, shorter gap in
+// the same window.
+scenario::Scenario injected_gap(const std::string &threshold, bool second = false) {
   return scenario::parse_scenario(
       machine(1, 1, "1s") +
           "[[group]]\nname = \"vm\"\n"
@@ -42,7 +44,10 @@ scenario::Scenario injected_gap(const std::string &threshold) {
           threshold +
           "\", vmm_threads = 0 }\n"
           "[[group]]\nname = \"hog\"\nnice = -20\ncpus = \"0\"\nstart = \"50.3ms\"\n"
-          "phases = [ { runtime = \"400us\" }, { sleep = \"10s\" } ]\n",
+          "phases = [ { runtime = \"400us\" }, { sleep = \"10s\" } ]\n" +
+          (second ? "[[group]]\nname = \"hog2\"\nnice = -20\ncpus = \"0\"\nstart = "
+                    "\"70.3ms\"\nphases = [ { runtime = \"200us\" }, { sleep = \"10s\" } ]\n"
+                  : ""),
       "gap.toml");
 }
 
@@ -59,15 +64,19 @@ TEST(Vm, HwlatMeasuresAnInjectedGapExactly) {
   const Time cs = s.costs.context_switch_ns;
   const Time gap = 400 * NSEC_PER_USEC + 2 * cs;
   EXPECT_EQ(v.samples, 1u);
+  EXPECT_EQ(v.gaps_over_threshold, 1u);
   EXPECT_EQ(v.max_gap_ns, gap);
   EXPECT_EQ(v.sum_gap_ns, gap);
   EXPECT_EQ(v.breach_gap_ns, gap);
+  EXPECT_EQ(v.sample_latency_ns, gap / NSEC_PER_USEC * NSEC_PER_USEC);  // whole microseconds
   // Windows at 0, 300, 600 and 900 ms; the first sample starts after the vCPU's first switch,
   // the others after the wakeup timer's slack and the switch.
   EXPECT_EQ(v.windows, 4u);
   const Time slack = static_cast<Time>(r.kernel.tunables[kernel::TUNABLE_timer_slack_ns]);
   EXPECT_EQ(v.sampling_ns, 4 * 100 * NSEC_PER_MSEC - cs - 3 * (slack + cs));
-  EXPECT_DOUBLE_EQ(v.noise_pct(), static_cast<double>(gap) / (4.0 * 100e6) * 3.0 * 100.0);
+  // The sample's latency over the sampled time: the user's "breaches scaled up by
+  // window/width" over the run's 4 windows of 300 ms.
+  EXPECT_DOUBLE_EQ(v.noise_pct(), 402e3 / (4.0 * 100e6) * 100.0);
   EXPECT_DOUBLE_EQ(v.lost_time_pct(),
                    static_cast<double>(gap) / static_cast<double>(v.sampling_ns) * 100.0);
   const auto m = experiment::bench_metrics(r);
@@ -83,6 +92,24 @@ TEST(Vm, HwlatMeasuresAnInjectedGapExactly) {
   EXPECT_EQ(j["vm"][0]["name"], "vm");
   EXPECT_EQ(j["vm"][0]["samples"].get<u64>(), 1u);
   EXPECT_EQ(j["vm"][0]["max_gap_ns"].get<u64>(), gap);
+}
+
+// get_sample() records one sample per window: its largest gap, with the count of gaps above
+// the threshold; the gaps are whole microseconds, compared strictly with the threshold.
+TEST(Vm, HwlatRecordsOneSamplePerWindowAsGetSampleDoes) {
+  const auto s = injected_gap("100us", true);
+  const auto &v = run(s).bench.vms.at(0);
+  const Time cs = s.costs.context_switch_ns;
+  EXPECT_EQ(v.samples, 1u);
+  EXPECT_EQ(v.gaps_over_threshold, 2u);
+  EXPECT_EQ(v.sample_latency_ns, (400 * NSEC_PER_USEC + 2 * cs) / 1000 * 1000);
+  EXPECT_EQ(v.breach_gap_ns, 600 * NSEC_PER_USEC + 4 * cs);
+  EXPECT_DOUBLE_EQ(v.noise_pct(), 402e3 / (4.0 * 100e6) * 100.0);
+  // The 402 us gap is not above a 402 us threshold; the 202 us one is below 300 us.
+  EXPECT_EQ(run(injected_gap("402us", true)).bench.vms.at(0).samples, 0u);
+  const auto &w = run(injected_gap("300us", true)).bench.vms.at(0);
+  EXPECT_EQ(w.samples, 1u);
+  EXPECT_EQ(w.gaps_over_threshold, 1u);
 }
 
 TEST(Vm, AGapBelowTheThresholdIsLostTimeButNoSample) {
