@@ -20,6 +20,7 @@ import glob
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -209,6 +210,65 @@ def moved_runs(old, new):
     return moved, runs
 
 
+def is_value(word):
+    """A number (3.01, 1564, 33459/106324, (31.47, -0.5), not a name such as p99."""
+    return bool(re.match(r"\(?-?[0-9]", word))
+
+
+def label(line):
+    """What a data line is about: its first three fields and the words before its first figure."""
+    f = line.split(SEP, 3)
+    if len(f) < 4:
+        return line
+    words = []
+    for w in f[3].split():
+        if is_value(w):
+            break
+        words.append(w)
+    return SEP.join(f[:3] + [" ".join(words)])
+
+
+def items(line):
+    """The figures of a data line: its last field split at ', ' and '; ' outside brackets."""
+    text = line.split(SEP, 3)[-1]
+    out, depth, cur = [], 0, ""
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and ch in ",;" and text[i + 1:i + 2] == " ":
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return out + [cur.strip()]
+
+
+def figure_changes(old, new, limit=40):
+    """'run: name old -> new; ...' for each line that moved, old and new paired by label."""
+    olds = {label(l): l for l in old}
+    out = []
+    for l in new:
+        o = olds.get(label(l))
+        if o is None or o == l:
+            continue
+        a, b = items(o), items(l)
+        if len(a) != len(b):
+            a, b = [o.split(SEP, 3)[-1]], [l.split(SEP, 3)[-1]]
+        moved = []
+        for x, y in zip(a, b):
+            if x == y:
+                continue
+            wx, wy = x.split(), y.split()
+            k = 0  # the figure's name: the leading words both share, up to the first number
+            while k < min(len(wx), len(wy)) and wx[k] == wy[k] and not is_value(wx[k]):
+                k += 1
+            moved.append(" ".join(wx[:k] + [" ".join(wx[k:]), "->", " ".join(wy[k:])]))
+        run = "run: " if l.split(SEP, 3)[-1].startswith("run: ") else ""
+        out.append(f"{SEP.join(l.split(SEP)[:3])}: {run}" + "; ".join(moved).removeprefix(run))
+    if len(out) > limit:
+        out = out[:limit] + [f"... and {len(out) - limit} more lines"]
+    return out
+
+
 def unified_diff(old, new):
     import difflib
     return "".join(difflib.unified_diff([l + "\n" for l in old], [l + "\n" for l in new],
@@ -282,9 +342,18 @@ def main(argv):
     print(f"golden results moved: {len(moved)} line(s) in {len(runs)} run(s):")
     for r in runs:
         print(f"  {r}")
+    print("What moved (old -> new):")
+    for l in figure_changes(old_data, new):
+        print(f"  {l}")
     print(unified_diff(old_data, new), end="")
-    print("If (and only if) these moves are intended, rewrite the file naming them, e.g.\n"
-          f"  python3 tests/cli/golden.py build/release/schedlab . --update --expect '{runs[0]}'\n"
+    by_scen = {}
+    for r in runs:
+        sc, _, cfg = r.partition("|")
+        by_scen.setdefault(sc, []).append(cfg)
+    expect = " ".join(f"--expect '{sc}|{cfgs[0] if len(cfgs) == 1 else '*'}'"
+                      for sc, cfgs in by_scen.items())
+    print("If (and only if) these moves are intended, rewrite the file naming them:\n"
+          f"  python3 tests/cli/golden.py build/release/schedlab . --update {expect}\n"
           "and commit the diff with the change that made it (docs/testing.md, Golden results).")
     return 1
 
