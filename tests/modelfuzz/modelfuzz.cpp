@@ -467,7 +467,9 @@ int main(int argc, char **argv) {
       ss << f.rdbuf();
       g_current = args[i];
       bool rejected;
+      alarm(120);
       const auto problems = check_scenario(ss.str(), args[i], &rejected);
+      alarm(0);
       for (const auto &p : problems) std::fprintf(stderr, "%s: %s\n", args[i].c_str(), p.c_str());
       bad += !problems.empty();
     }
@@ -510,6 +512,11 @@ int main(int argc, char **argv) {
   }
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
+  if (ec || !std::filesystem::is_directory(out)) {
+    std::fprintf(stderr, "modelfuzz: --out %s: cannot make a directory there%s%s\n", out.c_str(),
+                 ec ? ": " : " (a file of that name exists)", ec ? ec.message().c_str() : "");
+    return 2;
+  }
   const auto current = out / "modelfuzz-current.toml";
   const auto t0 = std::chrono::steady_clock::now();
   u64 tried = 0, rejected_n = 0;
