@@ -152,7 +152,7 @@ void Kernel::run_preempt_points() {
     const int cpu = pending_resched_[i];
     if (cpu_rq(cpu)->curr->need_resched) {
       this_cpu_ = cpu;
-      __schedule(cpu, true);
+      schedule_loop(cpu, true);
     }
   }
   pending_resched_.clear();
@@ -372,6 +372,15 @@ void Kernel::update_rq_avg_idle(struct rq *rq) {
   rq->avg_idle_samples++;
 }
 
+// schedule(): __schedule() again while the CPU has a reschedule pending, before anything else
+// runs here (`do { __schedule(); } while (need_resched());`). A forced-idle CPU that steals a
+// task in its balance callback (sched_core_balance()) sets its own need_resched and picks the
+// task at once; another CPU's pick in between could steal it back, forever at one instant.
+void Kernel::schedule_loop(int cpu, bool preempt) {
+  __schedule(cpu, preempt);
+  while (cpu_rq(cpu)->curr->need_resched) __schedule(cpu, true);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Blocking and exit
 
@@ -380,7 +389,7 @@ void Kernel::block_current(int cpu) {
   task_struct *p = cpu_rq(cpu)->curr;
   assert(!p->is_idle_task && p->__state != TASK_RUNNING);
   p->timer_cpu = cpu;  // the sleep's hrtimer is armed on this CPU and fires there
-  __schedule(cpu, false);
+  schedule_loop(cpu, false);
 }
 
 void Kernel::do_exit(int cpu) {
@@ -389,7 +398,7 @@ void Kernel::do_exit(int cpu) {
   assert(!p->is_idle_task);
   p->__state = TASK_DEAD;
   for (TraceSink *t : tracers_) t->sched_process_exit(clock_, p);
-  __schedule(cpu, false);
+  schedule_loop(cpu, false);
   sched_core_free(p);  // the task is reaped: its cookie reference goes
 }
 
@@ -401,7 +410,7 @@ void Kernel::sys_sched_yield(int cpu) {
   assert(!rq->curr->is_idle_task && rq->curr->__state == TASK_RUNNING);
   rq->yld_count++;
   yield_task_fair(rq);
-  __schedule(cpu, false);
+  schedule_loop(cpu, false);
 }
 
 // ---------------------------------------------------------------------------------------------

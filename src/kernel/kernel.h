@@ -128,6 +128,7 @@ class Kernel {
   void set_task_cpu(task_struct *p, int new_cpu);
   int select_task_rq(task_struct *p, int cpu, int *wake_flags);
   void __schedule(int cpu, bool preempt);
+  void schedule_loop(int cpu, bool preempt);  // schedule(): __schedule() while need_resched
   void sched_tick(int cpu);
   // NO_HZ_FULL (the nohz_full= CPUs; kernel/time/tick-sched.c and core.c).
   bool tick_nohz_full_cpu(int cpu) const { return nohz_full_on_ && nohz_full_.test(cpu); }

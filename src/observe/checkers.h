@@ -37,17 +37,18 @@ class CoreSafetyChecker : public kernel::TraceSink {
   u64 overlaps() const { return overlaps_; }
 
  private:
-  void check_core(int cpu, Time now);
-  void end_overlap(int core, Time now);
+  void check_core(int cpu, Time now, bool switched);
+  void end_overlap(int cpu, Time now);
   bool core_pending_violation(const kernel::Kernel &k, int core) const;
   const Topology &topo_;
   std::vector<const kernel::task_struct *> running_;  // per CPU; nullptr = idle
-  std::vector<Time> overlap_since_;                   // per core; kTimeNever = no overlap
+  // Per CPU: since when its task has co-run with another cookie; kTimeNever = it does not.
+  std::vector<Time> overlap_since_;
   Time max_overlap_ = 0;
   u64 overlaps_ = 0;
   u64 violations_ = 0;
   int nr_overlapping_ = 0;
-  std::vector<char> reported_;  // per core: the current overlap was reported as too long
+  std::vector<char> reported_;  // per CPU: the current overlap was reported as too long
   Report report_;
   Time limit_ = kTimeNever;
 };

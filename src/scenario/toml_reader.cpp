@@ -266,7 +266,8 @@ class Reader {
                      std::vector<std::pair<kernel::sched_feat_id, bool>> &out) const;
   void read_tunables(const toml::table &t, std::string_view path,
                      std::vector<std::pair<kernel::sched_tunable_id, i64>> &out) const;
-  TaskGroupSpec read_group(const toml::table &t, const std::string &path, int nr_cpus) const;
+  TaskGroupSpec read_group(const toml::table &t, const std::string &path, int nr_cpus,
+                           const MachineCosts &costs) const;
   // hackbench / schbench / fork = { ... }: returns false if the group has none of them.
   bool read_benchmark(const toml::table &t, const std::string &path, int nr_cpus,
                       TaskGroupSpec &g) const;
@@ -419,7 +420,7 @@ Scenario Reader::read(const toml::table &root) const {
   std::uint64_t work = 0;
   for (const toml::table *g : group_tables) {
     const std::string path = element("group", s.groups.size());
-    TaskGroupSpec spec = read_group(*g, path, nr_cpus);
+    TaskGroupSpec spec = read_group(*g, path, nr_cpus, s.costs);
     work = sat_add(work, group_work(spec));
     if (work > max_work()) {
       const toml::node *loops = g->get("loops");
@@ -639,7 +640,8 @@ void Reader::read_tunables(const toml::table &t, std::string_view path,
 
 // Whether one pass of the phases can take simulated time: CPU time, a sleep, or a wait for
 // another task. (resume, signal, broadcast, lock and unlock alone cost nothing in the model.)
-static bool takes_time(const std::vector<Phase> &phases) {
+// A yield takes time only through the context switch it costs, so not with a free switch.
+static bool takes_time(const std::vector<Phase> &phases, bool yield_takes_time) {
   for (const Phase &p : phases) {
     switch (p.kind) {
       case Phase::Kind::Run:
@@ -648,10 +650,12 @@ static bool takes_time(const std::vector<Phase> &phases) {
         if (p.dist.kind != Dist::Kind::Const || p.dist.a > 0) return true;
         break;
       case Phase::Kind::Loop:
-        if (takes_time(p.body)) return true;
+        if (takes_time(p.body, yield_takes_time)) return true;
+        break;
+      case Phase::Kind::Yield:
+        if (yield_takes_time) return true;
         break;
       case Phase::Kind::Timer:
-      case Phase::Kind::Yield:
       case Phase::Kind::Barrier:
       case Phase::Kind::Suspend:
       case Phase::Kind::Wait:
@@ -668,7 +672,8 @@ static bool takes_time(const std::vector<Phase> &phases) {
   return false;
 }
 
-TaskGroupSpec Reader::read_group(const toml::table &t, const std::string &path, int nr_cpus) const {
+TaskGroupSpec Reader::read_group(const toml::table &t, const std::string &path, int nr_cpus,
+                                 const MachineCosts &costs) const {
   check_keys(t, path,
              {"name", "count", "nice", "policy", "cpus", "start", "stress", "loops", "phases",
               "threads_per_process", "pgrp", "hackbench", "schbench", "fork", "vm"});
@@ -751,11 +756,11 @@ TaskGroupSpec Reader::read_group(const toml::table &t, const std::string &path, 
                                     "forever (unlock it before the end)"
                                   : "the next loop would lock it again and deadlock (unlock "
                                     "it before the end)"));
-  if (g.loops == 0 && !takes_time(g.phases))
+  if (g.loops == 0 && !takes_time(g.phases, costs.context_switch_ns > 0))
     fail(at(*phases), join(path, "phases"),
          "the task loops forever and none of its phases takes time or waits (a run, runtime or "
-         "sleep above 0, a timer, yield, barrier, suspend, wait or sync): it would spin at one "
-         "instant");
+         "sleep above 0, a timer, yield, barrier, suspend, wait or sync; a yield only with a "
+         "context_switch cost above 0): it would spin at one instant");
   return g;
 }
 
