@@ -23,7 +23,10 @@ check "last line reports runs, time, threads" grep -Eq '^[0-9]+ runs in [0-9.]+ 
   <(tail -n 1 "$tmp/b.out")
 configs=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["configs"]))' "$tmp/a.json")
 check "CSV has a header and runs x configs rows" [ "$(wc -l <"$tmp/a.csv")" -eq $((1 + 3 * configs)) ]
-check "CSV header" [ "$(head -n 1 "$tmp/a.csv")" = "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch,newidle_attempts,newidle_skipped_avg_idle,newidle_pulled,newidle_cost_ns,mean_avg_idle_ns,newidle_lb_count,newidle_lb_gained,migrations,lb_count,lb_moved,lb_failed,lb_active,core_pushed,core_stolen,yld_count,sched_count,sched_goidle,ttwu_count,ttwu_local,wakeup_p50_us,wakeup_p99_us,wakeup_p999_us" ]
+# The run's columns, then every run statistic in the order `schedlab help stats` lists them.
+stats=$("$bin" help stats | awk '/^  [a-z]/ {printf ",%s", $1}')
+check "CSV header" [ "$(head -n 1 "$tmp/a.csv")" = "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch$stats" ]
+check "CSV header has the newidle and schedstat columns" grep -q "^config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch,newidle_attempts,newidle_skipped_avg_idle,.*,ttwu_local," "$tmp/a.csv"
 for key in mean_completion_time_s ci95_completion_time_s overhead_ci95_s mean_forceidle_s comparisons; do
   check "JSON has $key" grep -q "\"$key\"" "$tmp/a.json"
 done

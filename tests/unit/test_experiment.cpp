@@ -203,6 +203,22 @@ TEST(Experiment, IdenticalForEveryThreadCount) {
   EXPECT_NE(r1.configs[0].runs[0].events, r1.configs[1].runs[0].events);
 }
 
+// The cell of `column` in CSV row `row` (1 = the first run), by the header's names.
+static std::string csv_cell(const std::string &csv, std::size_t row, const std::string &column) {
+  std::istringstream in(csv);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::istringstream l(line);
+    for (std::string c; std::getline(l, c, ',');) cells.push_back(c);
+    if (!line.empty() && line.back() == ',') cells.push_back("");
+    rows.push_back(cells);
+  }
+  for (std::size_t i = 0; i < rows.at(0).size(); i++)
+    if (rows[0][i] == column) return rows.at(row).at(i);
+  return "(no column " + column + ")";
+}
+
 TEST(Experiment, CsvHasOneRowPerRun) {
   const auto s = scenario::parse_scenario(kTiny, "x.toml");
   experiment::ExperimentOptions o;
@@ -215,13 +231,13 @@ TEST(Experiment, CsvHasOneRowPerRun) {
   std::vector<std::string> lines;
   while (std::getline(in, line)) lines.push_back(line);
   ASSERT_EQ(lines.size(), 1u + 4u * 2u);
-  EXPECT_EQ(
-      lines[0],
-      "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch,newidle_"
-      "attempts,newidle_skipped_avg_idle,newidle_pulled,newidle_cost_ns,mean_avg_idle_ns,"
-      "newidle_lb_count,newidle_lb_gained,migrations,lb_count,lb_moved,lb_failed,lb_active,"
-      "core_pushed,core_stolen,yld_count,sched_count,sched_goidle,ttwu_count,ttwu_local,"
-      "wakeup_p50_us,wakeup_p99_us,wakeup_p999_us");
+  // The run's own columns, then every run statistic of kernel/stats.h in its order.
+  std::string header =
+      "config,seed,completion_time_s,forceidle_ns,events,sis_calls,sis_cookie_mismatch";
+  for (const auto &st : experiment::kStatistics) header += std::string(",") + st.name;
+  EXPECT_EQ(lines[0], header);
+  EXPECT_NE(header.find(",newidle_attempts,newidle_skipped_avg_idle,"), std::string::npos);
+  EXPECT_NE(header.find(",ttwu_local,"), std::string::npos);
   EXPECT_EQ(lines[1].rfind("\"HZ 1000\",100,", 0), 0u) << lines[1];
   EXPECT_EQ(lines[4].rfind("\"HZ 1000\",103,", 0), 0u) << lines[4];
   EXPECT_EQ(lines[5].rfind("\"HZ + 250\",100,", 0), 0u) << lines[5];
@@ -536,11 +552,12 @@ TEST(ExperimentStats, NewidleBalancingWhereItsGatingDiffers) {
   EXPECT_EQ(j["configs"][1]["mean_newidle_pulled"], 5.0);
   EXPECT_EQ(j["configs"][1]["higher_runs_newidle_attempts"], 2);
   EXPECT_EQ(j["configs"][0]["runs"][1]["newidle_attempts"], 200.0);
-  // Every statistic in the list's order: newidle's, the moves', schedstat's, wakeup latency.
-  EXPECT_NE(experiment::experiment_csv(r).find(",200,10,5,2000000,80000,0,0,0,0,0,0,0,0,0,0,0,0,"
-                                               "0,0,0,0,0\n"),
-            std::string::npos)
-      << experiment::experiment_csv(r);
+  // Every statistic has its column; seed 2 of Baseline is the second row.
+  const std::string csv = experiment::experiment_csv(r);
+  EXPECT_EQ(csv_cell(csv, 2, "newidle_attempts"), "200") << csv;
+  EXPECT_EQ(csv_cell(csv, 2, "newidle_cost_ns"), "2000000") << csv;
+  EXPECT_EQ(csv_cell(csv, 2, "mean_avg_idle_ns"), "80000") << csv;
+  EXPECT_EQ(csv_cell(csv, 2, "ttwu_local"), "0") << csv;
   EXPECT_TRUE(st.tables[kMoves].empty());  // the force-idle balancing features are the same
   // migration_cost_ns paces newidle balancing too; machine costs only matter across machines.
   r.configs[1].kernel.features.on[kernel::__SCHED_FEAT_AVG_IDLE_ON_IDLE_EXIT] = false;
@@ -608,5 +625,9 @@ TEST(ExperimentStats, TaskMovesWhereForceIdleBalancingDiffers) {
   EXPECT_TRUE(j["configs"][1]["change_pct_core_pushed"].is_null());
   EXPECT_EQ(j["configs"][0]["runs"][1]["migrations"], 102.0);
   const std::string csv = experiment::experiment_csv(r);
-  EXPECT_NE(csv.find(",102,0,40,0,1,30,20,0,0,0,0,0,0,0,0\n"), std::string::npos) << csv;
+  EXPECT_EQ(csv_cell(csv, 4, "migrations"), "102") << csv;  // the second config's seed 2
+  EXPECT_EQ(csv_cell(csv, 4, "lb_moved"), "40") << csv;
+  EXPECT_EQ(csv_cell(csv, 4, "core_pushed"), "30") << csv;
+  EXPECT_EQ(csv_cell(csv, 4, "core_stolen"), "20") << csv;
+  EXPECT_EQ(csv_cell(csv, 2, "core_pushed"), "0") << csv;
 }
