@@ -121,7 +121,9 @@ int Kernel::wake_affine(sched_domain *sd, task_struct *p, int this_cpu, int prev
   if (sched_feat(WA_IDLE)) target = wake_affine_idle(p, this_cpu, prev_cpu, sync);
   if (sched_feat(WA_WEIGHT) && target == nr_cpus_)
     target = wake_affine_weight(sd, p, this_cpu, prev_cpu, sync);
-  return target == this_cpu ? this_cpu : prev_cpu;
+  if (target != this_cpu) return prev_cpu;
+  cpu_rq(this_cpu)->ttwu_move_affine++;  // schedstat_inc(sd->ttwu_move_affine)
+  return target;
 }
 
 // ---------------------------------------------------------------------------------------------

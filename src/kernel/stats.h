@@ -56,6 +56,9 @@
              "active balances: the stopper pushed a running task")                                 \
   SCHED_STAT(core_pushed, CPU, cpu, MOVES, count, 1, 0, "pushed off forced idle",                  \
              FORCEIDLE_BALANCING, "tasks pushed away from a forced-idle core (CORE_PUSH_FORCEIDLE)")\
+  SCHED_STAT(ttwu_move_affine, CPU, cpu, NONE, count, 1, 0, "affine wakeups",                      \
+             "WA_IDLE WA_WEIGHT WA_BIAS CORE_COOKIE_WAKE_AFFINE",                                   \
+             "wakeups wake_affine() moved to the waker's CPU (schedstat's domain field)")           \
   SCHED_STAT(core_stolen, CPU, cpu, MOVES, count, 1, 0, "cookie steals", FORCEIDLE_BALANCING,      \
              "tasks a forced-idle CPU stole for its cookie (steal_cookie_task())")                 \
   /* /proc/schedstat's cpuN line */                                                                \

@@ -50,6 +50,7 @@ TEST(WakeAffine, AnIdleWakerCpuSharingTheLlcBeatsABusyPrev) {
   f.hog(2);
   task_struct *p = f.sleeper(2);
   EXPECT_EQ(f.k.wake_affine(f.k.sd_llc(0), p, 0, 2, false), 0);
+  EXPECT_EQ(f.k.cpu_rq(0)->ttwu_move_affine, 1u);  // schedstat counts the move on the waker's CPU
 }
 
 // Both idle and sharing the LLC: prev keeps the task, its cache may still be warm.
@@ -57,6 +58,7 @@ TEST(WakeAffine, WithBothIdleInOneLlcPrevWins) {
   KernelFixture f;
   task_struct *p = f.sleeper(2);
   EXPECT_EQ(f.k.wake_affine(f.k.sd_llc(0), p, 0, 2, false), 2);
+  EXPECT_EQ(f.k.cpu_rq(0)->ttwu_move_affine, 0u);
 }
 
 // An idle waker CPU in another LLC is no reason to move: the choice falls to the weights, and
