@@ -27,8 +27,8 @@
 #include "kernel/features.h"
 #include "kernel/tunables.h"
 #include "machine/cpumask.h"
+#include "machine/host_topology.h"
 #include "machine/topology.h"
-#include "real/host_topology.h"
 #include "scenario/limits.h"
 #include "scenario/scenario.h"
 #include "scenario/table_reader.h"
@@ -508,8 +508,8 @@ void Reader::read_machine(const toml::table &t, Scenario &s) const {
              "not allowed with host = true (the host's topology decides it)");
     const char *root = std::getenv("SCHEDLAB_SYSFS_ROOT");
     try {
-      m = real::read_host_topology(root && *root ? root : real::kDefaultSysfsRoot).spec;
-    } catch (const real::HostTopologyError &e) {
+      m = read_host_topology(root && *root ? root : kDefaultSysfsRoot).spec;
+    } catch (const HostTopologyError &e) {
       fail(at(*h), "machine.host", e.what());
     }
     s.host_machine = true;
