@@ -110,6 +110,7 @@ class ScenarioError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Reads a file of either format (scenario/load.cpp picks the reader).
 Scenario load_scenario(const std::filesystem::path &file);
 Scenario parse_scenario(std::string_view text, const std::string &file_name);
 

@@ -7,18 +7,15 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <limits>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -1335,23 +1332,6 @@ std::uint64_t max_work() {
 
 void set_max_work(std::uint64_t n) {
   g_max_work.store(n, std::memory_order_relaxed);
-}
-
-Scenario load_scenario(const std::filesystem::path &file) {
-  const std::string name = file.string();
-  std::error_code ec;
-  // An ifstream opens a directory without complaint and then reads nothing.
-  if (std::filesystem::is_directory(file, ec))
-    throw ScenarioError(fmt::format("{}: error: cannot read: {}", name, std::strerror(EISDIR)));
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw ScenarioError(fmt::format("{}: error: cannot read: {}", name, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad())
-    throw ScenarioError(fmt::format("{}: error: cannot read: {}", name, std::strerror(errno)));
-  if (is_rtapp_json(file, text.str())) return parse_rtapp(text.str(), name);
-  return parse_scenario(text.str(), name);
 }
 
 kernel::KernelConfig apply_config(const Scenario &s, const ConfigSpec *config) {
