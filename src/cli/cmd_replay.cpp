@@ -12,6 +12,7 @@
 #include "experiment/result_json.h"
 #include "experiment/simulation.h"
 #include "experiment/summary.h"
+#include "scenario/config.h"
 #include "scenario/ftrace_reader.h"
 
 namespace schedlab::cli {
@@ -56,7 +57,7 @@ std::string replay_table(const workload::ReplaySpec &spec, const experiment::Run
 int cmd_replay(const ReplayArgs &a) {
   std::shared_ptr<const workload::ReplaySpec> spec;
   scenario::Scenario base, s;
-  experiment::ConfigChoice choice;
+  scenario::ConfigChoice choice;
   std::optional<u64> seed;
   if (!a.seed.empty() && !(seed = parse_u64(a.seed))) {
     std::fprintf(stderr, "schedlab replay: --seed %s: expected an integer from 0 to 2^64-1\n",
@@ -84,7 +85,7 @@ int cmd_replay(const ReplayArgs &a) {
     spec = scenario::derive_replay(scenario::read_ftrace(a.trace));
     if (!a.base.empty()) base = scenario::load_scenario(a.base);
     s = scenario::replay_scenario(spec, a.base.empty() ? nullptr : &base, cookies);
-    choice = experiment::choose_config(s, a.config, kernel_params(a.kernel));
+    choice = scenario::choose_config(s, a.config, kernel_params(a.kernel));
   } catch (const scenario::ScenarioError &e) {
     std::fprintf(stderr, "%s\n", e.what());
     return kExitBadInput;

@@ -11,6 +11,7 @@
 #include "experiment/summary.h"
 #include "observe/chrome_trace_writer.h"
 #include "observe/ftrace_writer.h"
+#include "scenario/config.h"
 
 namespace schedlab::cli {
 namespace {
@@ -38,10 +39,10 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
             const std::string &json, const KernelParamArgs &kernel, const TraceOptions &trace,
             const CheckOptions &check, bool latency) {
   scenario::Scenario s;
-  experiment::ConfigChoice choice;
+  scenario::ConfigChoice choice;
   try {
     s = scenario::load_scenario(file);
-    choice = experiment::choose_config(s, config, kernel_params(kernel));
+    choice = scenario::choose_config(s, config, kernel_params(kernel));
   } catch (const scenario::ScenarioError &e) {
     std::fprintf(stderr, "%s\n", e.what());
     return kExitBadInput;

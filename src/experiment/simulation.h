@@ -16,7 +16,6 @@
 #include "kernel/kernel.h"
 #include "observe/invariant_checker.h"
 #include "observe/metrics.h"
-#include "scenario/overrides.h"
 #include "scenario/scenario.h"
 #include "sim/event_queue.h"
 #include "sim/random.h"
@@ -159,20 +158,5 @@ class Simulation : public kernel::CpuHooks {
   Time now_ = 0;
   int finite_left_ = 0;
 };
-
-// Resolves a configuration by name ("" = the first, or the implicit default), then sets the
-// command line's kernel switches (kernel.features.NAME / kernel.tunables.NAME keys,
-// scenario/overrides.h) over the configuration's own. Throws std::invalid_argument with a
-// one-line message on an unknown name or bad value.
-struct ConfigChoice {
-  std::string name;
-  kernel::KernelConfig kernel;
-};
-ConfigChoice choose_config(const scenario::Scenario &s, const std::string &name,
-                           const std::vector<scenario::KeyOverride> &kernel_params);
-// The same with the shorthands' "NAME=VALUE" texts: --feature and --tunable.
-ConfigChoice choose_config(const scenario::Scenario &s, const std::string &name,
-                           const std::vector<std::string> &feature_overrides,
-                           const std::vector<std::string> &tunable_overrides);
 
 }  // namespace schedlab::experiment

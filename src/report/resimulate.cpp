@@ -84,7 +84,7 @@ Rerun prepare_rerun(const std::string &scenario_file, const RunChoice &c) {
   Rerun r;
   try {
     r.scenario = scenario::load_scenario(scenario_file);
-    r.config = experiment::choose_config(r.scenario, c.config, c.features, c.tunables);
+    r.config = scenario::choose_config(r.scenario, c.config, c.features, c.tunables);
   } catch (const scenario::ScenarioError &e) {
     throw InputError(e.what());
   } catch (const std::invalid_argument &e) {

@@ -1334,13 +1334,4 @@ void set_max_work(std::uint64_t n) {
   g_max_work.store(n, std::memory_order_relaxed);
 }
 
-kernel::KernelConfig apply_config(const Scenario &s, const ConfigSpec *config) {
-  kernel::KernelConfig k = s.kernel;
-  if (!config) return k;
-  for (auto [id, on] : config->features) k.features.on[id] = on;
-  for (auto [id, v] : config->tunables) k.tunables.v[id] = v;
-  if (config->nohz_full) k.nohz_full = *config->nohz_full;
-  return k;
-}
-
 }  // namespace schedlab::scenario

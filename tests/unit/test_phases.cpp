@@ -12,6 +12,7 @@
 #include "experiment/simulation.h"
 #include "kernel/trace.h"
 #include "kernel_fixture.h"
+#include "scenario/config.h"
 
 using namespace schedlab;
 
@@ -52,7 +53,7 @@ struct Outcome {
 
 Outcome run(const std::string &groups) {
   const auto s = scenario::parse_scenario(kHead + groups, "phases.toml");
-  auto c = experiment::choose_config(s, "", {}, {});
+  auto c = scenario::choose_config(s, "", {}, {});
   experiment::Simulation sim(s, c.name, c.kernel, 1);
   Outcome r;
   sim.add_tracer(&r.rec);

@@ -12,6 +12,7 @@
 #include "experiment/experiment_report.h"
 #include "experiment/result_json.h"
 #include "experiment/simulation.h"
+#include "scenario/config.h"
 #include "workload/benchmarks.h"
 
 using namespace schedlab;
@@ -25,7 +26,7 @@ std::string machine(int cores, int threads, const std::string &duration) {
 }
 
 experiment::RunResult run(const scenario::Scenario &s, const std::string &config = "") {
-  auto c = experiment::choose_config(s, config, {}, {});
+  auto c = scenario::choose_config(s, config, {}, {});
   experiment::Simulation sim(s, c.name, c.kernel, 1);
   return schedlab::testing::checked_run(sim);
 }
@@ -167,7 +168,7 @@ TEST(Vm, AVmIsOneProcessAndTheCookieShorthandGivesItOneCookie) {
           "[[config]]\nname = \"vm\"\ncookies = [ { group = \"vm0\" } ]\n",
       "one.toml");
   EXPECT_EQ(s.groups.at(0).count, 5);
-  auto c = experiment::choose_config(s, "vm", {}, {});
+  auto c = scenario::choose_config(s, "vm", {}, {});
   experiment::Simulation sim(s, c.name, c.kernel, 1);
   Started seen;
   sim.add_tracer(&seen);

@@ -12,6 +12,7 @@
 #include "experiment/result_json.h"
 #include "experiment/simulation.h"
 #include "experiment/summary.h"
+#include "scenario/config.h"
 #include "workload/benchmarks.h"
 
 using namespace schedlab;
@@ -25,7 +26,7 @@ std::string machine(int cores, int threads) {
 
 experiment::RunResult run(const scenario::Scenario &s, u64 seed = 1,
                           const std::string &config = "") {
-  auto c = experiment::choose_config(s, config, {}, {});
+  auto c = scenario::choose_config(s, config, {}, {});
   experiment::Simulation sim(s, c.name, c.kernel, seed);
   return schedlab::testing::checked_run(sim);
 }
@@ -188,7 +189,7 @@ TEST(Hackbench, AFullPipeBlocksTheWriter) {
 TEST(Hackbench, ProcessModeMakesOneProcessPerTaskThreadModeOne) {
   for (const char *mode : {"process", "thread"}) {
     const auto s = hackbench(std::string("groups = 2, fds = 2, mode = \"") + mode + "\"");
-    auto c = experiment::choose_config(s, "", {}, {});
+    auto c = scenario::choose_config(s, "", {}, {});
     experiment::Simulation sim(s, c.name, c.kernel, 1);
     std::set<int> tgids;
     for (const auto &p : sim.kernel().tasks()) tgids.insert(p->tgid);
@@ -265,7 +266,7 @@ TEST(ForkWorkload, ChildrenRunExitAndArePlacedByTheForkPath) {
           "[[config]]\nname = \"cookie\"\ncookies = [ { group = \"f\" } ]\n",
       "fork.toml");
   for (const char *config : {"plain", "cookie"}) {
-    auto c = experiment::choose_config(s, config, {}, {});
+    auto c = scenario::choose_config(s, config, {}, {});
     experiment::Simulation sim(s, c.name, c.kernel, 1);
     NewTaskCpus seen;
     sim.add_tracer(&seen);
