@@ -6,9 +6,9 @@
 
 #include <vector>
 
+#include "engine/simulation.h"
 #include "experiment/experiment.h"
 #include "experiment/host_stats.h"
-#include "experiment/simulation.h"
 #include "scenario/config.h"
 
 using namespace schedlab;
@@ -38,7 +38,7 @@ void run_scenario(benchmark::State &state, const char *path, const char *config,
   double sim_s = 0;
   u64 events = 0, seed = 1;
   for (auto _ : state) {
-    experiment::Simulation sim(s, c.name, c.kernel, seed++);
+    engine::Simulation sim(s, c.name, c.kernel, seed++);
     const auto r = sim.run();
     sim_s += static_cast<double>(r.metrics.end_ns) / 1e9;
     events += r.events;

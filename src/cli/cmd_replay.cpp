@@ -9,8 +9,8 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "engine/simulation.h"
 #include "experiment/result_json.h"
-#include "experiment/simulation.h"
 #include "experiment/summary.h"
 #include "scenario/config.h"
 #include "scenario/ftrace_reader.h"
@@ -25,7 +25,7 @@ struct ReplayArgs {
 };
 
 // Per task: CPU time in the trace and in the replay.
-std::string replay_table(const workload::ReplaySpec &spec, const experiment::RunResult &r,
+std::string replay_table(const workload::ReplaySpec &spec, const engine::RunResult &r,
                          Time *trace_total, Time *replay_total) {
   std::string out =
       fmt::format("\nReplay of {} ({} tasks, {:.6f} s traced on {} CPUs)\n", spec.source,
@@ -95,9 +95,9 @@ int cmd_replay(const ReplayArgs &a) {
   }
   Output out;  // opened before the run, so that a bad path fails at once
   if (!out.open("replay", "--json", a.json)) return kExitError;
-  experiment::RunResult r;
+  engine::RunResult r;
   try {
-    experiment::Simulation sim(s, choice.name, choice.kernel, seed.value_or(s.seed));
+    engine::Simulation sim(s, choice.name, choice.kernel, seed.value_or(s.seed));
     r = sim.run();
   } catch (const std::invalid_argument &e) {
     out.discard();

@@ -6,8 +6,8 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "engine/simulation.h"
 #include "experiment/result_json.h"
-#include "experiment/simulation.h"
 #include "experiment/summary.h"
 #include "observe/chrome_trace_writer.h"
 #include "observe/ftrace_writer.h"
@@ -50,10 +50,10 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
     std::fprintf(stderr, "schedlab run: %s\n", e.what());
     return kExitBadInput;
   }
-  std::unique_ptr<experiment::Simulation> sim;
+  std::unique_ptr<engine::Simulation> sim;
   try {
-    sim = std::make_unique<experiment::Simulation>(s, choice.name, choice.kernel,
-                                                   seed.value_or(s.seed));
+    sim =
+        std::make_unique<engine::Simulation>(s, choice.name, choice.kernel, seed.value_or(s.seed));
   } catch (const std::invalid_argument &e) {
     std::fprintf(stderr, "schedlab run: %s\n", e.what());
     return kExitBadInput;
@@ -134,7 +134,7 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
     sim->enable_check(*threshold);
   }
   if (!json_out.open("run", "--json", json)) return kExitError;
-  const experiment::RunResult r = sim->run();
+  const engine::RunResult r = sim->run();
   if (writer) writer->finish();
   if (json_writer) json_writer->finish(r.metrics.end_ns);
   if (int rc = trace_out.close()) return rc;

@@ -101,7 +101,7 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
       if (k >= total || failed.load(std::memory_order_relaxed)) return;
       const std::size_t ci = k / nruns, si = k % nruns;
       try {
-        Simulation sim(s, configs[ci].name, configs[ci].kernel, r.seeds[si]);
+        engine::Simulation sim(s, configs[ci].name, configs[ci].kernel, r.seeds[si]);
         if (o.check) sim.enable_check(o.wasted_threshold);
         const RunResult rr = sim.run();
         ExperimentRun &out = r.configs[ci].runs[si];

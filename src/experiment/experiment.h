@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "experiment/simulation.h"
+#include "engine/simulation.h"
+#include "experiment/run_stats.h"
 #include "scenario/config.h"
 
 namespace schedlab::experiment {

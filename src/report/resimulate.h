@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "experiment/simulation.h"
+#include "engine/simulation.h"
 #include "observe/histogram.h"
 #include "observe/timeline.h"
 #include "scenario/config.h"

@@ -6,7 +6,7 @@
 #include <cerrno>
 
 #include "checked_run.h"
-#include "experiment/simulation.h"
+#include "engine/simulation.h"
 #include "kernel_fixture.h"
 #include "observe/checkers.h"
 #include "scenario/config.h"
@@ -432,7 +432,7 @@ TEST(CoreSchedRun, EveryNanosecondIsBusyIdleOrForcedIdle) {
   const auto s = scenario::parse_scenario(kPairs, "pairs.toml");
   for (const char *config : {"Cookie", "Cookie + patch"}) {
     const auto c = scenario::choose_config(s, config, {}, {});
-    experiment::Simulation sim(s, c.name, c.kernel, 7);
+    engine::Simulation sim(s, c.name, c.kernel, 7);
     const auto r = schedlab::testing::checked_run(sim);
     Time busy = 0, forced = 0, runtime = 0, charged = 0;
     for (const auto &cpu : r.metrics.cpus) {
@@ -459,7 +459,7 @@ TEST(CoreSchedRun, DifferentCookiesShareACoreOnlyWhileAnIpiIsPending) {
   const auto s = scenario::parse_scenario(kPairs, "pairs.toml");
   for (const char *config : {"Cookie", "Cookie + patch"}) {
     const auto c = scenario::choose_config(s, config, {}, {});
-    experiment::Simulation sim(s, c.name, c.kernel, 3);
+    engine::Simulation sim(s, c.name, c.kernel, 3);
     Topology topo(s.topology);
     observe::CoreSafetyChecker check(topo);
     sim.add_tracer(&check);
@@ -480,7 +480,7 @@ TEST(CoreSchedRun, ThePatchReducesForcedIdleOnTheFlagship) {
   for (const char *config : {"Cookie", "Cookie + patch"}) {
     const auto c = scenario::choose_config(s, config, {}, {});
     for (u64 seed = 1; seed <= 3; seed++) {
-      experiment::Simulation sim(s, c.name, c.kernel, seed);
+      engine::Simulation sim(s, c.name, c.kernel, seed);
       fi[i] += schedlab::testing::checked_run(sim).metrics.forceidle_ns;
     }
     i++;
