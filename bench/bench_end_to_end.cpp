@@ -6,9 +6,10 @@
 
 #include <vector>
 
+#include "engine/simulation.h"
 #include "experiment/experiment.h"
 #include "experiment/host_stats.h"
-#include "experiment/simulation.h"
+#include "scenario/config.h"
 
 using namespace schedlab;
 
@@ -32,12 +33,12 @@ void set_counters(benchmark::State &state, double sim_s, u64 events) {
 void run_scenario(benchmark::State &state, const char *path, const char *config,
                   std::vector<int> nohz_full = {}) {
   const auto s = load(path);
-  auto c = experiment::choose_config(s, config, {}, {});
+  auto c = scenario::choose_config(s, config, {}, {});
   if (!nohz_full.empty()) c.kernel.nohz_full = std::move(nohz_full);
   double sim_s = 0;
   u64 events = 0, seed = 1;
   for (auto _ : state) {
-    experiment::Simulation sim(s, c.name, c.kernel, seed++);
+    engine::Simulation sim(s, c.name, c.kernel, seed++);
     const auto r = sim.run();
     sim_s += static_cast<double>(r.metrics.end_ns) / 1e9;
     events += r.events;

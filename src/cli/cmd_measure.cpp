@@ -12,8 +12,8 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "experiment/experiment_report.h"
+#include "machine/host_topology.h"
 #include "real/calibrate.h"
-#include "real/host_topology.h"
 #include "real/measure.h"
 #include "real/measure_report.h"
 #include "vm/twin.h"
@@ -73,11 +73,11 @@ int cmd_measure(const std::string &file, const std::string &config_name,
                  "schedlab measure: warning: this host's topology cannot be described; running "
                  "on its %d CPUs\n",
                  host.nr_cpus);
-  else if (!s.host_machine && !real::same_machine(s.topology, host.machine))
+  else if (!s.host_machine && !same_machine(s.topology, host.machine))
     std::fprintf(stderr,
                  "schedlab measure: warning: the scenario's machine (%s) differs from this host "
                  "(%s); measuring on the host's\n",
-                 real::describe(s.topology).c_str(), real::describe(host.machine).c_str());
+                 describe(s.topology).c_str(), describe(host.machine).c_str());
   try {
     real::check_supported(s, config, host);
   } catch (const real::Unsupported &e) {
@@ -288,7 +288,7 @@ int cmd_measure_vm(const std::string &file, const std::vector<std::string> &conf
 
 Command add_measure_command(CLI::App &app) {
   struct Args {
-    std::string file, json, runs = "1", root = real::kDefaultSysfsRoot;
+    std::string file, json, runs = "1", root = kDefaultSysfsRoot;
     std::vector<std::string> configs;
     bool vm = false;
     VmArgs v;

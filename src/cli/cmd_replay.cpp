@@ -9,9 +9,10 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "engine/simulation.h"
 #include "experiment/result_json.h"
-#include "experiment/simulation.h"
 #include "experiment/summary.h"
+#include "scenario/config.h"
 #include "scenario/ftrace_reader.h"
 
 namespace schedlab::cli {
@@ -24,7 +25,7 @@ struct ReplayArgs {
 };
 
 // Per task: CPU time in the trace and in the replay.
-std::string replay_table(const workload::ReplaySpec &spec, const experiment::RunResult &r,
+std::string replay_table(const workload::ReplaySpec &spec, const engine::RunResult &r,
                          Time *trace_total, Time *replay_total) {
   std::string out =
       fmt::format("\nReplay of {} ({} tasks, {:.6f} s traced on {} CPUs)\n", spec.source,
@@ -56,7 +57,7 @@ std::string replay_table(const workload::ReplaySpec &spec, const experiment::Run
 int cmd_replay(const ReplayArgs &a) {
   std::shared_ptr<const workload::ReplaySpec> spec;
   scenario::Scenario base, s;
-  experiment::ConfigChoice choice;
+  scenario::ConfigChoice choice;
   std::optional<u64> seed;
   if (!a.seed.empty() && !(seed = parse_u64(a.seed))) {
     std::fprintf(stderr, "schedlab replay: --seed %s: expected an integer from 0 to 2^64-1\n",
@@ -84,7 +85,7 @@ int cmd_replay(const ReplayArgs &a) {
     spec = scenario::derive_replay(scenario::read_ftrace(a.trace));
     if (!a.base.empty()) base = scenario::load_scenario(a.base);
     s = scenario::replay_scenario(spec, a.base.empty() ? nullptr : &base, cookies);
-    choice = experiment::choose_config(s, a.config, kernel_params(a.kernel));
+    choice = scenario::choose_config(s, a.config, kernel_params(a.kernel));
   } catch (const scenario::ScenarioError &e) {
     std::fprintf(stderr, "%s\n", e.what());
     return kExitBadInput;
@@ -94,9 +95,9 @@ int cmd_replay(const ReplayArgs &a) {
   }
   Output out;  // opened before the run, so that a bad path fails at once
   if (!out.open("replay", "--json", a.json)) return kExitError;
-  experiment::RunResult r;
+  engine::RunResult r;
   try {
-    experiment::Simulation sim(s, choice.name, choice.kernel, seed.value_or(s.seed));
+    engine::Simulation sim(s, choice.name, choice.kernel, seed.value_or(s.seed));
     r = sim.run();
   } catch (const std::invalid_argument &e) {
     out.discard();

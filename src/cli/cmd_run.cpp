@@ -6,11 +6,12 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "engine/simulation.h"
 #include "experiment/result_json.h"
-#include "experiment/simulation.h"
 #include "experiment/summary.h"
 #include "observe/chrome_trace_writer.h"
 #include "observe/ftrace_writer.h"
+#include "scenario/config.h"
 
 namespace schedlab::cli {
 namespace {
@@ -38,10 +39,10 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
             const std::string &json, const KernelParamArgs &kernel, const TraceOptions &trace,
             const CheckOptions &check, bool latency) {
   scenario::Scenario s;
-  experiment::ConfigChoice choice;
+  scenario::ConfigChoice choice;
   try {
     s = scenario::load_scenario(file);
-    choice = experiment::choose_config(s, config, kernel_params(kernel));
+    choice = scenario::choose_config(s, config, kernel_params(kernel));
   } catch (const scenario::ScenarioError &e) {
     std::fprintf(stderr, "%s\n", e.what());
     return kExitBadInput;
@@ -49,10 +50,10 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
     std::fprintf(stderr, "schedlab run: %s\n", e.what());
     return kExitBadInput;
   }
-  std::unique_ptr<experiment::Simulation> sim;
+  std::unique_ptr<engine::Simulation> sim;
   try {
-    sim = std::make_unique<experiment::Simulation>(s, choice.name, choice.kernel,
-                                                   seed.value_or(s.seed));
+    sim =
+        std::make_unique<engine::Simulation>(s, choice.name, choice.kernel, seed.value_or(s.seed));
   } catch (const std::invalid_argument &e) {
     std::fprintf(stderr, "schedlab run: %s\n", e.what());
     return kExitBadInput;
@@ -133,7 +134,7 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
     sim->enable_check(*threshold);
   }
   if (!json_out.open("run", "--json", json)) return kExitError;
-  const experiment::RunResult r = sim->run();
+  const engine::RunResult r = sim->run();
   if (writer) writer->finish();
   if (json_writer) json_writer->finish(r.metrics.end_ns);
   if (int rc = trace_out.close()) return rc;

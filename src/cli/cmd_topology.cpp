@@ -3,14 +3,14 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "real/host_topology.h"
+#include "machine/host_topology.h"
 
 namespace schedlab::cli {
 
 Command add_topology_command(CLI::App &app) {
   struct Args {
     bool host = false;
-    std::string root = real::kDefaultSysfsRoot;
+    std::string root = kDefaultSysfsRoot;
   };
   auto a = std::make_shared<Args>();
   CLI::App *cmd = app.add_subcommand(
@@ -26,8 +26,8 @@ Command add_topology_command(CLI::App &app) {
               return kExitBadInput;
             }
             try {
-              std::fputs(real::machine_toml(real::read_host_topology(a->root)).c_str(), stdout);
-            } catch (const real::HostTopologyError &e) {
+              std::fputs(machine_toml(read_host_topology(a->root)).c_str(), stdout);
+            } catch (const HostTopologyError &e) {
               std::fprintf(stderr, "schedlab topology: %s\n", e.what());
               return e.malformed() ? kExitBadInput : kExitUnsupported;
             }

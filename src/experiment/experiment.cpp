@@ -30,8 +30,8 @@ void check_options(const ExperimentOptions &o, u64 seed_base) {
 
 }  // namespace
 
-std::vector<ConfigChoice> experiment_configs(const scenario::Scenario &s,
-                                             const ExperimentOptions &o) {
+std::vector<scenario::ConfigChoice> experiment_configs(const scenario::Scenario &s,
+                                                       const ExperimentOptions &o) {
   check_options(o, o.seed_base.value_or(s.seed));
   std::vector<std::string> names;
   if (s.configs.empty()) {
@@ -42,22 +42,22 @@ std::vector<ConfigChoice> experiment_configs(const scenario::Scenario &s,
   // Validate the requested names first (choose_config gives the standard message).
   for (const std::string &n : o.configs) {
     if (n.empty()) throw std::invalid_argument("--config: expected a configuration name");
-    choose_config(s, n, {});
+    scenario::choose_config(s, n, {});
   }
-  std::vector<ConfigChoice> out;
+  std::vector<scenario::ConfigChoice> out;
   for (const std::string &n : names) {
     const bool wanted =
         o.configs.empty() || std::any_of(o.configs.begin(), o.configs.end(), [&](const auto &w) {
           return w == n || (n.empty() && w == "default");
         });
-    if (wanted) out.push_back(choose_config(s, n, o.kernel_params));
+    if (wanted) out.push_back(scenario::choose_config(s, n, o.kernel_params));
   }
   return out;
 }
 
 ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOptions &o) {
   const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<ConfigChoice> configs = experiment_configs(s, o);
+  const std::vector<scenario::ConfigChoice> configs = experiment_configs(s, o);
   const u64 seed_base = o.seed_base.value_or(s.seed);
 
   ExperimentResult r;
@@ -101,7 +101,7 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
       if (k >= total || failed.load(std::memory_order_relaxed)) return;
       const std::size_t ci = k / nruns, si = k % nruns;
       try {
-        Simulation sim(s, configs[ci].name, configs[ci].kernel, r.seeds[si]);
+        engine::Simulation sim(s, configs[ci].name, configs[ci].kernel, r.seeds[si]);
         if (o.check) sim.enable_check(o.wasted_threshold);
         const RunResult rr = sim.run();
         ExperimentRun &out = r.configs[ci].runs[si];

@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "experiment/simulation.h"
+#include "engine/simulation.h"
+#include "experiment/run_stats.h"
+#include "scenario/config.h"
 
 namespace schedlab::experiment {
 
@@ -94,8 +96,8 @@ struct ExperimentResult {
 // Throws std::invalid_argument with a one-line message on an unknown configuration, a bad
 // override, runs outside 1..kMaxRuns, jobs == 0, or seeds that would overflow 2^64 - 1.
 constexpr u64 kMaxRuns = 100000;
-std::vector<ConfigChoice> experiment_configs(const scenario::Scenario &s,
-                                             const ExperimentOptions &o);
+std::vector<scenario::ConfigChoice> experiment_configs(const scenario::Scenario &s,
+                                                       const ExperimentOptions &o);
 
 // Validates (as above), then simulates every (configuration, seed).
 ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOptions &o);

@@ -7,7 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <type_traits>
 
-#include "experiment/simulation.h"
+#include "experiment/run_stats.h"
+#include "scenario/scenario.h"
 
 namespace schedlab::experiment {
 

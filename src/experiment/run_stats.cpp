@@ -4,7 +4,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "experiment/simulation.h"
 #include "kernel/features.h"
 #include "kernel/tunables.h"
 

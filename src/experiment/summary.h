@@ -2,7 +2,8 @@
 #pragma once
 #include <string>
 
-#include "experiment/simulation.h"
+#include "experiment/run_stats.h"
+#include "scenario/scenario.h"
 
 namespace schedlab::experiment {
 

@@ -64,7 +64,7 @@ SweepResult run_sweep(const std::string &file, const std::vector<SweepParam> &pa
   std::vector<std::vector<std::string>> grid(npoints);
   std::vector<scenario::Scenario> scenarios;
   scenarios.reserve(npoints);
-  std::vector<std::vector<ConfigChoice>> choices;
+  std::vector<std::vector<scenario::ConfigChoice>> choices;
   std::vector<ExperimentOptions> options(npoints, o);
   for (std::size_t k = 0; k < npoints; k++) {
     std::vector<scenario::KeyOverride> ov;

@@ -20,9 +20,9 @@
 #include <sstream>
 #include <thread>
 
+#include "machine/host_topology.h"
 #include "real/bench.h"
 #include "real/calibrate.h"
-#include "real/host_topology.h"
 #include "sim/random.h"
 #include "workload/program.h"
 

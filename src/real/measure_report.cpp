@@ -5,7 +5,7 @@
 
 #include "experiment/experiment.h"
 #include "experiment/result_json.h"
-#include "real/host_topology.h"
+#include "machine/host_topology.h"
 #include "schedlab/version.h"
 
 namespace schedlab::real {

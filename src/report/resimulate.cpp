@@ -84,7 +84,7 @@ Rerun prepare_rerun(const std::string &scenario_file, const RunChoice &c) {
   Rerun r;
   try {
     r.scenario = scenario::load_scenario(scenario_file);
-    r.config = experiment::choose_config(r.scenario, c.config, c.features, c.tunables);
+    r.config = scenario::choose_config(r.scenario, c.config, c.features, c.tunables);
   } catch (const scenario::ScenarioError &e) {
     throw InputError(e.what());
   } catch (const std::invalid_argument &e) {
@@ -98,14 +98,14 @@ observe::Timeline rerun_timeline(const Rerun &r, Time from, Time to, const std::
                                  std::size_t limit, bool util) {
   scenario::Scenario s = r.scenario;
   if (s.duration_ns == 0 || s.duration_ns > to) s.duration_ns = to;
-  experiment::Simulation sim(s, r.config.name, r.config.kernel, r.seed);
+  engine::Simulation sim(s, r.config.name, r.config.kernel, r.seed);
   for (int c : cpus)
     if (c < 0 || c >= sim.kernel().nr_cpu_ids())
       throw InputError("--cpus: cpu " + std::to_string(c) + " does not exist (" +
                        std::to_string(sim.kernel().nr_cpu_ids()) + " CPUs)");
   observe::TimelineRecorder rec(sim.kernel().topology(), from, to, cpus, limit, util);
   sim.add_tracer(&rec);
-  const experiment::RunResult res = sim.run();
+  const engine::RunResult res = sim.run();
   return rec.finish(res.metrics.end_ns);
 }
 
@@ -125,10 +125,10 @@ class ForceIdleFinder : public kernel::TraceSink {
 }  // namespace
 
 LatencyRerun rerun_latency(const Rerun &r, Time forceidle_after) {
-  experiment::Simulation sim(r.scenario, r.config.name, r.config.kernel, r.seed);
+  engine::Simulation sim(r.scenario, r.config.name, r.config.kernel, r.seed);
   ForceIdleFinder finder(forceidle_after);
   sim.add_tracer(&finder);
-  const experiment::RunResult res = sim.run();
+  const engine::RunResult res = sim.run();
   LatencyRerun out;
   out.wakeup_latency = res.metrics.wakeup_latency;
   out.first_forceidle = finder.first();

@@ -10,9 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "experiment/simulation.h"
+#include "engine/simulation.h"
 #include "observe/histogram.h"
 #include "observe/timeline.h"
+#include "scenario/config.h"
 
 namespace schedlab::report {
 
@@ -47,7 +48,7 @@ RunChoice choose_run(const ResultFile &r, const std::optional<std::string> &conf
 // Loads the scenario (ScenarioError -> InputError) and resolves the configuration.
 struct Rerun {
   scenario::Scenario scenario;
-  experiment::ConfigChoice config;
+  scenario::ConfigChoice config;
   u64 seed = 0;
 };
 Rerun prepare_rerun(const std::string &scenario_file, const RunChoice &c);

@@ -940,14 +940,6 @@ std::string reword(const std::string &what, const std::string &file,
 
 }  // namespace
 
-bool is_rtapp_json(const std::filesystem::path &file, std::string_view text) {
-  if (file.extension() == ".json") return true;
-  const size_t p = text.find_first_not_of(" \t\r\n");
-  if (p == std::string_view::npos) return false;
-  // A TOML file cannot start with any of these.
-  return text[p] == '{' || text.substr(p, 2) == "/*" || text.substr(p, 2) == "//";
-}
-
 Scenario parse_rtapp(std::string_view text, const std::string &file_name) {
   const Error err(file_name);
   const JValue root = Parser(text, err).parse_document();

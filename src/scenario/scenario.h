@@ -110,6 +110,7 @@ class ScenarioError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Reads a file of either format (scenario/load.cpp picks the reader).
 Scenario load_scenario(const std::filesystem::path &file);
 Scenario parse_scenario(std::string_view text, const std::string &file_name);
 
@@ -128,7 +129,8 @@ std::optional<Dist> parse_dist(std::string_view s, std::string *why);
 // Kernel cpulist: "0-3,8,10-11"; nullopt on error (sets *why).
 std::optional<std::vector<int>> parse_cpulist(std::string_view s, std::string *why);
 
-// Applies a configuration (then command-line overrides) on top of the scenario's kernel.
+// Applies a configuration on top of the scenario's kernel (scenario/config.h adds the command
+// line's switches).
 kernel::KernelConfig apply_config(const Scenario &s, const ConfigSpec *config);
 
 }  // namespace schedlab::scenario

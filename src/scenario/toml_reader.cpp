@@ -7,18 +7,15 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <limits>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,8 +24,8 @@
 #include "kernel/features.h"
 #include "kernel/tunables.h"
 #include "machine/cpumask.h"
+#include "machine/host_topology.h"
 #include "machine/topology.h"
-#include "real/host_topology.h"
 #include "scenario/limits.h"
 #include "scenario/scenario.h"
 #include "scenario/table_reader.h"
@@ -509,8 +506,8 @@ void Reader::read_machine(const toml::table &t, Scenario &s) const {
              "not allowed with host = true (the host's topology decides it)");
     const char *root = std::getenv("SCHEDLAB_SYSFS_ROOT");
     try {
-      m = real::read_host_topology(root && *root ? root : real::kDefaultSysfsRoot).spec;
-    } catch (const real::HostTopologyError &e) {
+      m = read_host_topology(root && *root ? root : kDefaultSysfsRoot).spec;
+    } catch (const HostTopologyError &e) {
       fail(at(*h), "machine.host", e.what());
     }
     s.host_machine = true;
@@ -1340,32 +1337,6 @@ std::uint64_t max_work() {
 
 void set_max_work(std::uint64_t n) {
   g_max_work.store(n, std::memory_order_relaxed);
-}
-
-Scenario load_scenario(const std::filesystem::path &file) {
-  const std::string name = file.string();
-  std::error_code ec;
-  // An ifstream opens a directory without complaint and then reads nothing.
-  if (std::filesystem::is_directory(file, ec))
-    throw ScenarioError(fmt::format("{}: error: cannot read: {}", name, std::strerror(EISDIR)));
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw ScenarioError(fmt::format("{}: error: cannot read: {}", name, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad())
-    throw ScenarioError(fmt::format("{}: error: cannot read: {}", name, std::strerror(errno)));
-  if (is_rtapp_json(file, text.str())) return parse_rtapp(text.str(), name);
-  return parse_scenario(text.str(), name);
-}
-
-kernel::KernelConfig apply_config(const Scenario &s, const ConfigSpec *config) {
-  kernel::KernelConfig k = s.kernel;
-  if (!config) return k;
-  for (auto [id, on] : config->features) k.features.on[id] = on;
-  for (auto [id, v] : config->tunables) k.tunables.v[id] = v;
-  if (config->nohz_full) k.nohz_full = *config->nohz_full;
-  return k;
 }
 
 }  // namespace schedlab::scenario

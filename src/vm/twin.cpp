@@ -214,7 +214,7 @@ void check_twin_supported(const scenario::Scenario &s, const TwinOptions &o) {
   eo.configs = o.configs;
   eo.runs = o.runs;
   eo.seed_base = o.seed_base;
-  const std::vector<experiment::ConfigChoice> chosen = experiment::experiment_configs(s, eo);
+  const std::vector<scenario::ConfigChoice> chosen = experiment::experiment_configs(s, eo);
   for (const auto &c : chosen) {
     const scenario::ConfigSpec *spec = nullptr;
     for (const auto &cs : s.configs)
@@ -337,7 +337,7 @@ SchedstatSums schedstat_sums(const Schedstat &s) {
 
 namespace {
 
-ordered_json job_json(const scenario::Scenario &s, const std::vector<experiment::ConfigChoice> &cs,
+ordered_json job_json(const scenario::Scenario &s, const std::vector<scenario::ConfigChoice> &cs,
                       const std::vector<u64> &seeds, const std::string &scenario_path, bool trace) {
   ordered_json job;
   job["schedlab_version"] = kVersion;
@@ -569,7 +569,7 @@ TwinResult run_twin(const scenario::Scenario &s, const TwinOptions &o,
   eo.configs = o.configs;
   eo.runs = o.runs;
   eo.seed_base = o.seed_base;
-  const std::vector<experiment::ConfigChoice> chosen = experiment::experiment_configs(s, eo);
+  const std::vector<scenario::ConfigChoice> chosen = experiment::experiment_configs(s, eo);
   std::vector<u64> seeds;
   for (u64 i = 0; i < o.runs; i++) seeds.push_back(o.seed_base.value_or(s.seed) + i);
 

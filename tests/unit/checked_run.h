@@ -4,13 +4,13 @@
 // attaches one to the simulation and fails the test on any violation (docs/checks.md).
 #include <gtest/gtest.h>
 
-#include "experiment/simulation.h"
+#include "engine/simulation.h"
 
 namespace schedlab::testing {
 
-inline experiment::RunResult checked_run(experiment::Simulation &sim) {
+inline engine::RunResult checked_run(engine::Simulation &sim) {
   sim.enable_check();
-  experiment::RunResult r = sim.run();
+  engine::RunResult r = sim.run();
   EXPECT_TRUE(r.check.has_value());
   if (r.check) {
     EXPECT_EQ(r.check->violations, 0u)

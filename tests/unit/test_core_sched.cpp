@@ -6,9 +6,10 @@
 #include <cerrno>
 
 #include "checked_run.h"
-#include "experiment/simulation.h"
+#include "engine/simulation.h"
 #include "kernel_fixture.h"
 #include "observe/checkers.h"
+#include "scenario/config.h"
 
 using namespace schedlab;
 using namespace schedlab::kernel;
@@ -430,8 +431,8 @@ features = { CORE_COOKIE_FASTPATH = true }
 TEST(CoreSchedRun, EveryNanosecondIsBusyIdleOrForcedIdle) {
   const auto s = scenario::parse_scenario(kPairs, "pairs.toml");
   for (const char *config : {"Cookie", "Cookie + patch"}) {
-    const auto c = experiment::choose_config(s, config, {}, {});
-    experiment::Simulation sim(s, c.name, c.kernel, 7);
+    const auto c = scenario::choose_config(s, config, {}, {});
+    engine::Simulation sim(s, c.name, c.kernel, 7);
     const auto r = schedlab::testing::checked_run(sim);
     Time busy = 0, forced = 0, runtime = 0, charged = 0;
     for (const auto &cpu : r.metrics.cpus) {
@@ -457,8 +458,8 @@ TEST(CoreSchedRun, EveryNanosecondIsBusyIdleOrForcedIdle) {
 TEST(CoreSchedRun, DifferentCookiesShareACoreOnlyWhileAnIpiIsPending) {
   const auto s = scenario::parse_scenario(kPairs, "pairs.toml");
   for (const char *config : {"Cookie", "Cookie + patch"}) {
-    const auto c = experiment::choose_config(s, config, {}, {});
-    experiment::Simulation sim(s, c.name, c.kernel, 3);
+    const auto c = scenario::choose_config(s, config, {}, {});
+    engine::Simulation sim(s, c.name, c.kernel, 3);
     Topology topo(s.topology);
     observe::CoreSafetyChecker check(topo);
     sim.add_tracer(&check);
@@ -477,9 +478,9 @@ TEST(CoreSchedRun, ThePatchReducesForcedIdleOnTheFlagship) {
   Time fi[2] = {0, 0};
   int i = 0;
   for (const char *config : {"Cookie", "Cookie + patch"}) {
-    const auto c = experiment::choose_config(s, config, {}, {});
+    const auto c = scenario::choose_config(s, config, {}, {});
     for (u64 seed = 1; seed <= 3; seed++) {
-      experiment::Simulation sim(s, c.name, c.kernel, seed);
+      engine::Simulation sim(s, c.name, c.kernel, seed);
       fi[i] += schedlab::testing::checked_run(sim).metrics.forceidle_ns;
     }
     i++;

@@ -434,7 +434,7 @@ TEST(Experiment, RunsKeepTheirPlacementCounts) {
   o.jobs = 1;
   o.configs = {"HZ 1000"};
   const auto r = experiment::run_experiment(s, o);
-  experiment::Simulation sim(s, "HZ 1000", r.configs[0].kernel, r.seeds[0]);
+  engine::Simulation sim(s, "HZ 1000", r.configs[0].kernel, r.seeds[0]);
   const auto rr = sim.run();
   EXPECT_GT(rr.sis.calls, 0u);
   EXPECT_EQ(r.configs[0].runs[0].sis.calls, rr.sis.calls);

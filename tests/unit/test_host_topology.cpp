@@ -10,10 +10,10 @@
 #include <map>
 #include <string>
 
-#include "real/host_topology.h"
+#include "machine/host_topology.h"
 #include "scenario/scenario.h"
 
-namespace schedlab::real {
+namespace schedlab {
 namespace {
 
 namespace fs = std::filesystem;
@@ -217,4 +217,4 @@ TEST_F(HostScenario, AnIrregularHostIsALoadError) {
 }
 
 }  // namespace
-}  // namespace schedlab::real
+}  // namespace schedlab

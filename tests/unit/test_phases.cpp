@@ -9,9 +9,10 @@
 #include <vector>
 
 #include "checked_run.h"
-#include "experiment/simulation.h"
+#include "engine/simulation.h"
 #include "kernel/trace.h"
 #include "kernel_fixture.h"
+#include "scenario/config.h"
 
 using namespace schedlab;
 
@@ -47,13 +48,13 @@ timer_slack_ns = 0
 
 struct Outcome {
   Recorder rec;
-  experiment::RunResult result;
+  engine::RunResult result;
 };
 
 Outcome run(const std::string &groups) {
   const auto s = scenario::parse_scenario(kHead + groups, "phases.toml");
-  auto c = experiment::choose_config(s, "", {}, {});
-  experiment::Simulation sim(s, c.name, c.kernel, 1);
+  auto c = scenario::choose_config(s, "", {}, {});
+  engine::Simulation sim(s, c.name, c.kernel, 1);
   Outcome r;
   sim.add_tracer(&r.rec);
   r.result = schedlab::testing::checked_run(sim);
@@ -207,12 +208,12 @@ TEST(Phases, YieldLetsTheOtherTaskOnTheCpuRunFirst) {
   Outcome y = run(yield_case("{ yield = true }"));
   EXPECT_EQ(y.rec.exits["b"], 2 * ms);
   EXPECT_EQ(y.rec.exits["a"], 2 * ms + 500 * NSEC_PER_USEC);
-  EXPECT_EQ(y.result.sched[0].stat[experiment::STAT_yld_count], 1u);
+  EXPECT_EQ(y.result.sched[0].stat[engine::STAT_yld_count], 1u);
   // Without the yield a keeps the CPU for its slice and finishes first.
   Outcome n = run(yield_case("{ run = \"0\" }"));
   EXPECT_EQ(n.rec.exits["a"], 1 * ms + 500 * NSEC_PER_USEC);
   EXPECT_EQ(n.rec.exits["b"], 2 * ms + 500 * NSEC_PER_USEC);
-  EXPECT_EQ(n.result.sched[0].stat[experiment::STAT_yld_count], 0u);
+  EXPECT_EQ(n.result.sched[0].stat[engine::STAT_yld_count], 0u);
 }
 
 // yield_task_fair() itself: the eligible yielder forfeits the rest of its request (vruntime to

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <map>
 
-#include "experiment/simulation.h"
+#include "engine/simulation.h"
 #include "observe/ftrace_writer.h"
 #include "scenario/ftrace_reader.h"
 
@@ -166,13 +166,13 @@ TEST(Replay, InterruptWakeupsBecomeSleeps) {
 // Replays a parsed trace on a scenario; per task CPU time in the trace and the replay.
 struct Replayed {
   std::shared_ptr<const workload::ReplaySpec> spec;
-  experiment::RunResult r;
+  engine::RunResult r;
 };
 Replayed replay(const ParsedTrace &t, const scenario::Scenario *base) {
   Replayed out;
   out.spec = scenario::derive_replay(t);
   const scenario::Scenario s = scenario::replay_scenario(out.spec, base, {});
-  experiment::Simulation sim(s, s.configs[0].name, s.kernel, 1);
+  engine::Simulation sim(s, s.configs[0].name, s.kernel, 1);
   out.r = sim.run();
   return out;
 }
@@ -221,11 +221,11 @@ TEST(Replay, OwnTraceRoundTrip) {
       std::filesystem::temp_directory_path() / ("schedlab-replay-" + std::to_string(getpid()));
   const scenario::Scenario s =
       scenario::load_scenario(std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios/wakeup-fastpath.toml");
-  experiment::RunResult original;
+  engine::RunResult original;
   {
     std::FILE *out = std::fopen(file.c_str(), "w");
     ASSERT_NE(out, nullptr);
-    experiment::Simulation sim(s, s.configs.empty() ? "default" : s.configs[0].name, s.kernel, 3);
+    engine::Simulation sim(s, s.configs.empty() ? "default" : s.configs[0].name, s.kernel, 3);
     observe::FtraceWriter w(sim.kernel(), out, 0, kTimeNever);
     sim.add_tracer(&w);
     original = sim.run();

@@ -5,8 +5,9 @@
 #include <numeric>
 
 #include "checked_run.h"
+#include "engine/simulation.h"
 #include "experiment/result_json.h"
-#include "experiment/simulation.h"
+#include "scenario/config.h"
 #include "stuck_scenario.h"
 
 using namespace schedlab;
@@ -33,9 +34,9 @@ loops = 100
 phases = [ { runtime = "normal(1ms, 300us)" }, { sleep = "uniform(0us, 500us)" } ]
 )toml";
 
-experiment::RunResult run(const scenario::Scenario &s, u64 seed, const std::string &config = "") {
-  auto c = experiment::choose_config(s, config, {}, {});
-  experiment::Simulation sim(s, c.name, c.kernel, seed);
+engine::RunResult run(const scenario::Scenario &s, u64 seed, const std::string &config = "") {
+  auto c = scenario::choose_config(s, config, {}, {});
+  engine::Simulation sim(s, c.name, c.kernel, seed);
   return schedlab::testing::checked_run(sim);
 }
 
@@ -83,9 +84,9 @@ TEST(Simulation, SameSeedGivesIdenticalJsonOutsideHost) {
 // the tick rate) leaves the work each task does unchanged (common random numbers).
 TEST(Simulation, ConfigurationsSeeTheSameDemands) {
   auto s = scenario::parse_scenario(kSmall, "small.toml");
-  auto c1 = experiment::choose_config(s, "", {}, {});
-  auto c2 = experiment::choose_config(s, "", {"WA_IDLE=false"}, {"hz=250"});
-  experiment::Simulation a(s, c1.name, c1.kernel, 9), b(s, c2.name, c2.kernel, 9);
+  auto c1 = scenario::choose_config(s, "", {}, {});
+  auto c2 = scenario::choose_config(s, "", {"WA_IDLE=false"}, {"hz=250"});
+  engine::Simulation a(s, c1.name, c1.kernel, 9), b(s, c2.name, c2.kernel, 9);
   const auto ra = schedlab::testing::checked_run(a), rb = schedlab::testing::checked_run(b);
   ASSERT_EQ(ra.metrics.tasks.size(), rb.metrics.tasks.size());
   bool any_diff = false;

@@ -8,10 +8,11 @@
 #include <string>
 
 #include "checked_run.h"
+#include "engine/simulation.h"
 #include "experiment/experiment.h"
 #include "experiment/experiment_report.h"
 #include "experiment/result_json.h"
-#include "experiment/simulation.h"
+#include "scenario/config.h"
 #include "workload/benchmarks.h"
 
 using namespace schedlab;
@@ -24,9 +25,9 @@ std::string machine(int cores, int threads, const std::string &duration) {
          "\nthreads_per_core = " + std::to_string(threads) + "\n";
 }
 
-experiment::RunResult run(const scenario::Scenario &s, const std::string &config = "") {
-  auto c = experiment::choose_config(s, config, {}, {});
-  experiment::Simulation sim(s, c.name, c.kernel, 1);
+engine::RunResult run(const scenario::Scenario &s, const std::string &config = "") {
+  auto c = scenario::choose_config(s, config, {}, {});
+  engine::Simulation sim(s, c.name, c.kernel, 1);
   return schedlab::testing::checked_run(sim);
 }
 
@@ -194,8 +195,8 @@ TEST(Vm, AVmIsOneProcessAndTheCookieShorthandGivesItOneCookie) {
           "[[config]]\nname = \"vm\"\ncookies = [ { group = \"vm0\" } ]\n",
       "one.toml");
   EXPECT_EQ(s.groups.at(0).count, 5);
-  auto c = experiment::choose_config(s, "vm", {}, {});
-  experiment::Simulation sim(s, c.name, c.kernel, 1);
+  auto c = scenario::choose_config(s, "vm", {}, {});
+  engine::Simulation sim(s, c.name, c.kernel, 1);
   Started seen;
   sim.add_tracer(&seen);
   const auto r = schedlab::testing::checked_run(sim);

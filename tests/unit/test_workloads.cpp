@@ -8,10 +8,11 @@
 #include <string>
 
 #include "checked_run.h"
+#include "engine/simulation.h"
 #include "experiment/experiment.h"
 #include "experiment/result_json.h"
-#include "experiment/simulation.h"
 #include "experiment/summary.h"
+#include "scenario/config.h"
 #include "workload/benchmarks.h"
 
 using namespace schedlab;
@@ -23,10 +24,9 @@ std::string machine(int cores, int threads) {
          "\nthreads_per_core = " + std::to_string(threads) + "\n";
 }
 
-experiment::RunResult run(const scenario::Scenario &s, u64 seed = 1,
-                          const std::string &config = "") {
-  auto c = experiment::choose_config(s, config, {}, {});
-  experiment::Simulation sim(s, c.name, c.kernel, seed);
+engine::RunResult run(const scenario::Scenario &s, u64 seed = 1, const std::string &config = "") {
+  auto c = scenario::choose_config(s, config, {}, {});
+  engine::Simulation sim(s, c.name, c.kernel, seed);
   return schedlab::testing::checked_run(sim);
 }
 
@@ -37,7 +37,7 @@ scenario::Scenario hackbench(const std::string &params, int cores = 2, int threa
 }
 
 // Voluntary switches of hackbench's senders (members fds..2*fds-1 of each group).
-u64 sender_voluntary_switches(const experiment::RunResult &r, int fds) {
+u64 sender_voluntary_switches(const engine::RunResult &r, int fds) {
   u64 n = 0;
   for (const auto &t : r.metrics.tasks) {
     const int member = std::stoi(t.comm.substr(t.comm.rfind('-') + 1));
@@ -188,8 +188,8 @@ TEST(Hackbench, AFullPipeBlocksTheWriter) {
 TEST(Hackbench, ProcessModeMakesOneProcessPerTaskThreadModeOne) {
   for (const char *mode : {"process", "thread"}) {
     const auto s = hackbench(std::string("groups = 2, fds = 2, mode = \"") + mode + "\"");
-    auto c = experiment::choose_config(s, "", {}, {});
-    experiment::Simulation sim(s, c.name, c.kernel, 1);
+    auto c = scenario::choose_config(s, "", {}, {});
+    engine::Simulation sim(s, c.name, c.kernel, 1);
     std::set<int> tgids;
     for (const auto &p : sim.kernel().tasks()) tgids.insert(p->tgid);
     EXPECT_EQ(tgids.size(), std::string(mode) == "process" ? 8u : 1u) << mode;
@@ -265,8 +265,8 @@ TEST(ForkWorkload, ChildrenRunExitAndArePlacedByTheForkPath) {
           "[[config]]\nname = \"cookie\"\ncookies = [ { group = \"f\" } ]\n",
       "fork.toml");
   for (const char *config : {"plain", "cookie"}) {
-    auto c = experiment::choose_config(s, config, {}, {});
-    experiment::Simulation sim(s, c.name, c.kernel, 1);
+    auto c = scenario::choose_config(s, config, {}, {});
+    engine::Simulation sim(s, c.name, c.kernel, 1);
     NewTaskCpus seen;
     sim.add_tracer(&seen);
     const auto r = schedlab::testing::checked_run(sim);

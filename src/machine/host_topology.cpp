@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "real/host_topology.h"
+#include "machine/host_topology.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-namespace schedlab::real {
+namespace schedlab {
 
 namespace fs = std::filesystem;
 
@@ -361,4 +361,4 @@ bool same_machine(const TopologySpec &a, const TopologySpec &b) {
          dist(a) == dist(b);
 }
 
-}  // namespace schedlab::real
+}  // namespace schedlab

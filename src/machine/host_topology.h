@@ -10,7 +10,7 @@
 
 #include "machine/topology.h"
 
-namespace schedlab::real {
+namespace schedlab {
 
 inline const char *const kDefaultSysfsRoot = "/sys/devices/system";
 
@@ -58,4 +58,4 @@ std::string describe(const TopologySpec &spec);
 // Whether two machine descriptions name the same machine (clusters, NUMA and numbering too).
 bool same_machine(const TopologySpec &a, const TopologySpec &b);
 
-}  // namespace schedlab::real
+}  // namespace schedlab

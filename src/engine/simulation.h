@@ -4,56 +4,23 @@
 // one seed. The simulation also plays the hardware: it knows how fast each CPU's current
 // task progresses (SMT co-running, context switch and cache-refill costs) and tells the
 // workload when an action is done.
-#include <array>
 #include <deque>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "experiment/run_stats.h"
+#include "engine/run_result.h"
 #include "kernel/kernel.h"
 #include "observe/invariant_checker.h"
 #include "observe/metrics.h"
-#include "scenario/overrides.h"
 #include "scenario/scenario.h"
 #include "sim/event_queue.h"
 #include "sim/random.h"
 #include "workload/benchmarks.h"
 #include "workload/program.h"
 
-namespace schedlab::experiment {
-
-struct RunResult {
-  std::string scenario;
-  std::string config;
-  u64 seed = 0;
-  kernel::KernelConfig kernel;
-  observe::RunMetrics metrics;
-  u64 events = 0;
-  // Tasks that were to finish but were asleep for good when nothing was left to happen (the
-  // event queue ran dry): a deadlock in the workload, or a lost wakeup. By comm.
-  std::vector<std::string> stuck_tasks;
-  kernel::Kernel::SisStats sis;
-  // Per CPU counters (rq fields), in CPU order.
-  struct CpuSched {
-    // The CPU statistics of kernel/stats.h, by run_stat_id (0 for RUN statistics).
-    std::array<u64, NR_RUN_STATS> stat{};
-    // schedstat's lb_count[] and lb_gained[] over the CPU's domains, by idle type.
-    std::array<u64, 3> lb_count_by_idle{}, lb_gained_by_idle{};
-    u64 ticks = 0, remote_ticks = 0;  // sched_tick() here; sched_tick_remote() for here
-    u64 avg_idle_ns = 0;              // at the end of the run
-    double mean_avg_idle_ns = 0;      // mean of avg_idle over its updates (0 if none)
-    u64 avg_idle_updates = 0;
-  };
-  std::vector<CpuSched> sched;
-  // avg_idle over all its updates on all CPUs (0 if none).
-  double mean_avg_idle_ns() const;
-  workload::BenchReport bench;  // hackbench / schbench / fork results, when the scenario has them
-  std::optional<observe::CheckReport> check;  // with enable_check()
-  double wall_s = 0;                          // host time, never part of the deterministic result
-};
+namespace schedlab::engine {
 
 class Simulation : public kernel::CpuHooks {
  public:
@@ -160,19 +127,4 @@ class Simulation : public kernel::CpuHooks {
   int finite_left_ = 0;
 };
 
-// Resolves a configuration by name ("" = the first, or the implicit default), then sets the
-// command line's kernel switches (kernel.features.NAME / kernel.tunables.NAME keys,
-// scenario/overrides.h) over the configuration's own. Throws std::invalid_argument with a
-// one-line message on an unknown name or bad value.
-struct ConfigChoice {
-  std::string name;
-  kernel::KernelConfig kernel;
-};
-ConfigChoice choose_config(const scenario::Scenario &s, const std::string &name,
-                           const std::vector<scenario::KeyOverride> &kernel_params);
-// The same with the shorthands' "NAME=VALUE" texts: --feature and --tunable.
-ConfigChoice choose_config(const scenario::Scenario &s, const std::string &name,
-                           const std::vector<std::string> &feature_overrides,
-                           const std::vector<std::string> &tunable_overrides);
-
-}  // namespace schedlab::experiment
+}  // namespace schedlab::engine
