@@ -24,7 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "experiment/simulation.h"
+#include "engine/simulation.h"
+#include "scenario/config.h"
 #include "kernel/features.h"
 #include "scenario/scenario.h"
 
@@ -32,7 +33,7 @@ namespace {
 
 using schedlab::u64;
 namespace scenario = schedlab::scenario;
-namespace experiment = schedlab::experiment;
+namespace engine = schedlab::engine;
 namespace kernel = schedlab::kernel;
 
 // splitmix64: a fixed generator, so a seed names the same scenario on every platform and
@@ -361,18 +362,18 @@ std::vector<std::string> check_scenario(const std::string &text, const std::stri
   for (const auto &name : names) {
     const std::string where =
         fmt::format("config \"{}\", seed {}: ", name.empty() ? "default" : name, s.seed);
-    experiment::ConfigChoice c;
+    scenario::ConfigChoice c;
     try {
-      c = experiment::choose_config(s, name, {}, {});
+      c = scenario::choose_config(s, name, {}, {});
     } catch (const std::invalid_argument &e) {  // a combination the kernel cannot be built with
       *rejected = true;
       problems.push_back(where + "rejected: " + e.what());
       return problems;
     }
     try {
-      experiment::Simulation sim(s, c.name, c.kernel, s.seed);
+      engine::Simulation sim(s, c.name, c.kernel, s.seed);
       sim.enable_check();
-      const experiment::RunResult r = sim.run();
+      const engine::RunResult r = sim.run();
       g_runs++;
       g_events += r.events;
       if (r.check && r.check->violations) {
