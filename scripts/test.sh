@@ -35,8 +35,8 @@ step bash tests/cli/build_determinism.sh build/release/schedlab build/asan/sched
 step cmake --preset tsan >/dev/null
 step cmake --build --preset tsan -j "$jobs"
 step ctest_counted tsan
-# libFuzzer (clang): each target 45 s from its seed corpus, two at a time (docs/fuzzing.md).
-step bash scripts/fuzz.sh 45
+# libFuzzer (clang): each target 30 s from its seed corpus, two at a time (docs/fuzzing.md).
+step bash scripts/fuzz.sh 30
 # The twin kernel (docs/vm.md): build it (cached in build/kernel/ by its inputs, so only a
 # fresh clone or changed inputs build) and check that it boots with SMT siblings and cookies.
 img=$(step bash scripts/build-kernel.sh)

@@ -286,13 +286,15 @@ std::string remap_trace_cpus(const std::string &text, const std::vector<int> &un
   return out;
 }
 
+// /proc/schedstat's domain fields, by their kernel names: per idle type, then the others.
+constexpr const char *kLb[] = {"lb_count",  "lb_balanced",   "lb_failed",  "lb_imbalance",
+                               "lb_gained", "lb_hot_gained", "lb_nobusyq", "lb_nobusyg"};
+constexpr const char *kOther[] = {"alb_count",        "alb_failed",       "alb_pushed",
+                                  "sbe_count",        "sbe_balanced",     "sbe_pushed",
+                                  "sbf_count",        "sbf_balanced",     "sbf_pushed",
+                                  "ttwu_wake_remote", "ttwu_move_affine", "ttwu_move_balance"};
+
 std::map<std::string, u64> schedstat_by_name(const Schedstat &s) {
-  static const char *const kLb[] = {"lb_count",  "lb_balanced",   "lb_failed",  "lb_imbalance",
-                                    "lb_gained", "lb_hot_gained", "lb_nobusyq", "lb_nobusyg"};
-  static const char *const kOther[] = {"alb_count",        "alb_failed",       "alb_pushed",
-                                       "sbe_count",        "sbe_balanced",     "sbe_pushed",
-                                       "sbf_count",        "sbf_balanced",     "sbf_pushed",
-                                       "ttwu_wake_remote", "ttwu_move_affine", "ttwu_move_balance"};
   std::map<std::string, u64> m;
   for (const SchedstatCpu &c : s.cpus) {
     m["yld_count"] += c.yld_count;
@@ -845,12 +847,6 @@ ordered_json schedstat_json(const Schedstat &s) {
   j["ttwu_move_affine"] = x.ttwu_move_affine;
   ordered_json cpus = ordered_json::array();
   static const char *const kTypes[] = {"busy", "idle", "newidle"};
-  static const char *const kLb[] = {"lb_count",  "lb_balanced",   "lb_failed",  "lb_imbalance",
-                                    "lb_gained", "lb_hot_gained", "lb_nobusyq", "lb_nobusyg"};
-  static const char *const kOther[] = {"alb_count",        "alb_failed",       "alb_pushed",
-                                       "sbe_count",        "sbe_balanced",     "sbe_pushed",
-                                       "sbf_count",        "sbf_balanced",     "sbf_pushed",
-                                       "ttwu_wake_remote", "ttwu_move_affine", "ttwu_move_balance"};
   for (const SchedstatCpu &c : s.cpus) {
     ordered_json jc;
     jc["cpu"] = c.cpu;
