@@ -99,7 +99,8 @@ TEST(Vm, HwlatMeasuresAnInjectedGapExactly) {
 // the threshold; the gaps are whole microseconds, compared strictly with the threshold.
 TEST(Vm, HwlatRecordsOneSamplePerWindowAsGetSampleDoes) {
   const auto s = injected_gap("100us", true);
-  const auto &v = run(s).bench.vms.at(0);
+  const auto r = run(s);
+  const auto &v = r.bench.vms.at(0);
   const Time cs = s.costs.context_switch_ns;
   EXPECT_EQ(v.samples, 1u);
   EXPECT_EQ(v.gaps_over_threshold, 2u);
@@ -108,7 +109,8 @@ TEST(Vm, HwlatRecordsOneSamplePerWindowAsGetSampleDoes) {
   EXPECT_DOUBLE_EQ(v.noise_pct(), 402e3 / (4.0 * 100e6) * 100.0);
   // The 402 us gap is not above a 402 us threshold; the 202 us one is below 300 us.
   EXPECT_EQ(run(injected_gap("402us", true)).bench.vms.at(0).samples, 0u);
-  const auto &w = run(injected_gap("300us", true)).bench.vms.at(0);
+  const auto r300 = run(injected_gap("300us", true));
+  const auto &w = r300.bench.vms.at(0);
   EXPECT_EQ(w.samples, 1u);
   EXPECT_EQ(w.gaps_over_threshold, 1u);
 }
