@@ -318,7 +318,6 @@ SchedstatSums schedstat_sums(const Schedstat &s) {
     x.ttwu_local += c.ttwu_local;
     x.sched_count += c.sched_count;
     x.sched_goidle += c.sched_goidle;
-    x.yld_count += c.yld_count;
     for (const SchedstatDomain &d : c.domains) {
       const auto &ni = d.lb[kIdleTypeNewlyIdle];
       x.newidle_lb_count += ni[LB_COUNT];

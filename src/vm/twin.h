@@ -102,7 +102,7 @@ std::string remap_trace_cpus(const std::string &text, const std::vector<int> &un
 
 // The schedstat figures the twin reports per run (sums over CPUs and domains).
 struct SchedstatSums {
-  u64 ttwu_count = 0, ttwu_local = 0, sched_count = 0, sched_goidle = 0, yld_count = 0;
+  u64 ttwu_count = 0, ttwu_local = 0, sched_count = 0, sched_goidle = 0;
   u64 newidle_lb_count = 0, newidle_lb_gained = 0, newidle_lb_failed = 0, newidle_lb_balanced = 0;
   u64 lb_count = 0, lb_gained = 0, alb_pushed = 0, ttwu_wake_remote = 0, ttwu_move_affine = 0;
 };
