@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The host's reader of what a twin guest sends (schedlab measure --vm): the frame stream of
 // the result port, fed in pieces, and the /proc/schedstat texts inside a run's frame, parsed
-// and subtracted. Anything may come out of a broken guest; only ProtocolError and JSON
-// errors may.
+// and subtracted. Anything may come out of a broken guest; only ProtocolError, SchedstatError
+// and JSON errors may.
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   using namespace schedlab::vm;
   try {
     (void)parse_schedstat(in);
-  } catch (const ProtocolError &) {
+  } catch (const SchedstatError &) {
   }
   FrameReader r;
   try {
@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
       try {
         (void)schedstat_delta(parse_schedstat(b.get<std::string>()),
                               parse_schedstat(a.get<std::string>()));
-      } catch (const ProtocolError &) {
+      } catch (const SchedstatError &) {
       }
     }
   } catch (const ProtocolError &) {

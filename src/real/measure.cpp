@@ -125,6 +125,23 @@ void read_task_stats(const std::string &dir, TaskResult &r) {
   }
 }
 
+// /proc/schedstat now, or why not (one phrase).
+std::optional<Schedstat> read_schedstat(std::string &why) {
+  std::ifstream in("/proc/schedstat");
+  if (!in) {
+    why = std::string("/proc/schedstat: ") + std::strerror(errno);
+    return std::nullopt;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return parse_schedstat(text.str());
+  } catch (const SchedstatError &e) {
+    why = e.what();
+    return std::nullopt;
+  }
+}
+
 // Busy CPU time of the whole host so far, from /proc/stat's "cpu" line (USER_HZ ticks).
 std::optional<u64> host_busy_ns() {
   std::ifstream in("/proc/stat");
@@ -642,6 +659,7 @@ MeasureResult Runner::run() {
   r.seed = s_.seed;
   r.loadavg_1min = loadavg_1min();
   const std::optional<u64> busy0 = host_busy_ns();
+  const std::optional<Schedstat> schedstat0 = read_schedstat(r.schedstat_unavailable);
   {
     std::lock_guard lock(mu_);
     t0_ = monotonic_ns();
@@ -670,6 +688,15 @@ MeasureResult Runner::run() {
   r.end_ns = monotonic_ns() - t0_;
   if (const std::optional<u64> busy1 = host_busy_ns(); busy0 && busy1 && *busy1 >= *busy0)
     r.host_busy_ns = *busy1 - *busy0;
+  if (schedstat0) {
+    if (const std::optional<Schedstat> schedstat1 = read_schedstat(r.schedstat_unavailable)) {
+      try {
+        r.schedstat = schedstat_delta(*schedstat0, *schedstat1);
+      } catch (const SchedstatError &e) {
+        r.schedstat_unavailable = e.what();
+      }
+    }
+  }
   stop_and_join();
   for (const Task &t : tasks_) {
     r.tasks.push_back(t.result);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "real/schedstat.h"
 #include "scenario/scenario.h"
 #include "workload/benchmarks.h"
 
@@ -57,6 +58,11 @@ struct MeasureResult {
   // it is what other processes (and the hypervisor) took from the run.
   std::optional<u64> host_busy_ns;
   std::optional<double> loadavg_1min;  // /proc/loadavg before the run
+  // What /proc/schedstat counted from the start to the end of the run (every CPU, so other
+  // processes' scheduling too), or why it could not be read (no CONFIG_SCHEDSTATS, a
+  // container that hides it).
+  std::optional<Schedstat> schedstat;
+  std::string schedstat_unavailable;
 };
 
 // What measure knows about the host.

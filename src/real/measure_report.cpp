@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/run_stats.h"
 #include "experiment/experiment.h"
 #include "experiment/result_json.h"
 #include "machine/host_topology.h"
@@ -103,6 +104,29 @@ ordered_json measure_to_json(const std::vector<MeasureResult> &runs, const HostI
     j["others_busy_pct"] = nullptr;
   }
   j["loadavg_1min_before"] = r.loadavg_1min ? ordered_json(*r.loadavg_1min) : ordered_json(nullptr);
+  // The kernel's own counts over the run: the run statistics of kernel/stats.h that
+  // /proc/schedstat counts under the same name, then every counter, CPU by CPU.
+  if (r.schedstat) {
+    const std::map<std::string, u64> counts = schedstat_by_name(*r.schedstat);
+    ordered_json st = ordered_json::object();
+    for (const engine::Statistic &s : engine::kStatistics)
+      if (const auto it = counts.find(s.name);
+          s.over == engine::StatOver::CPU && it != counts.end())
+        st[s.name] = it->second;
+    j["stats"] = std::move(st);
+    ordered_json ss = ordered_json::object();
+    ss["version"] = r.schedstat->version;
+    ss["jiffies"] = r.schedstat->timestamp;
+    ordered_json totals = ordered_json::object();
+    for (const auto &[name, v] : counts) totals[name] = v;
+    ss["totals"] = std::move(totals);
+    ss["cpus"] = schedstat_cpus_json(*r.schedstat);
+    j["schedstat"] = std::move(ss);
+  } else {
+    j["stats"] = nullptr;
+    j["schedstat"] = nullptr;
+    j["schedstat_unavailable"] = r.schedstat_unavailable;
+  }
   j["runs"] = rs;
   j["mean_completion_time_s"] = sum / static_cast<double>(runs.size());
   j["warnings"] = r.warnings;
@@ -171,6 +195,19 @@ std::string measure_summary(const MeasureResult &r, const HostInfo &host) {
   if (fi)
     out +=
         fmt::format("forced idle charged to tasks (core_forceidle_sum): {:.3f} s\n", seconds(fi));
+  if (r.schedstat) {
+    const std::map<std::string, u64> n = schedstat_by_name(*r.schedstat);
+    auto at = [&](const char *k) { return n.count(k) ? n.at(k) : u64{0}; };
+    const u64 ttwu = at("ttwu_count");
+    out += fmt::format(
+        "/proc/schedstat over the run (all CPUs): ttwu_count {} ({:.1f}% ttwu_local), "
+        "sched_count {}, lb_count {} (lb_gained {}), alb_pushed {}\n",
+        ttwu,
+        ttwu ? 100.0 * static_cast<double>(at("ttwu_local")) / static_cast<double>(ttwu) : 0.0,
+        at("sched_count"), at("lb_count"), at("lb_gained"), at("alb_pushed"));
+  } else {
+    out += fmt::format("/proc/schedstat: not counted ({})\n", r.schedstat_unavailable);
+  }
   if (r.tasks.size() <= 32) {
     auto ms = [](u64 ns) { return fmt::format("{:.3f}", static_cast<double>(ns) / 1e6); };
     out += fmt::format("{:>7} {:<16} {:>12} {:>12} {:>12} {:>6} {:>7}\n", "tid", "comm",

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // What the twin's guest and host say to each other: the job the host puts in the initramfs,
-// the framed results the guest writes on its second serial port, and /proc/schedstat as the
-// guest's kernel prints it (version 15-17).
+// and the framed results the guest writes on its second serial port.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -10,6 +9,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "real/schedstat.h"
 
 namespace schedlab::vm {
 
@@ -51,66 +52,21 @@ class FrameReader {
   u64 noise_ = 0;
 };
 
-// /proc/schedstat, as kernel/sched/stats.c prints it.
-inline constexpr int kNrIdleTypes =
-    3;  // enum cpu_idle_type: __CPU_NOT_IDLE, CPU_IDLE, CPU_NEWLY_IDLE
-inline constexpr int kIdleTypeNotIdle = 0, kIdleTypeIdle = 1, kIdleTypeNewlyIdle = 2;
-
-struct SchedstatDomain {
-  int level = 0;     // domainN
-  std::string span;  // the CPU mask as printed (hex, comma groups)
-  // Per idle type: lb_count, lb_balanced, lb_failed, lb_imbalance, lb_gained, lb_hot_gained,
-  // lb_nobusyq, lb_nobusyg (version 15-16; version 17 prints four imbalance fields, summed here).
-  std::array<std::array<u64, 8>, kNrIdleTypes> lb{};
-  // alb_count, alb_failed, alb_pushed, sbe_count, sbe_balanced, sbe_pushed, sbf_count,
-  // sbf_balanced, sbf_pushed, ttwu_wake_remote, ttwu_move_affine, ttwu_move_balance.
-  std::array<u64, 12> other{};
-  std::string name;  // version 17 prints the domain's name; empty before
-};
-enum LbField {
-  LB_COUNT,
-  LB_BALANCED,
-  LB_FAILED,
-  LB_IMBALANCE,
-  LB_GAINED,
-  LB_HOT_GAINED,
-  LB_NOBUSYQ,
-  LB_NOBUSYG
-};
-enum OtherField {
-  ALB_COUNT,
-  ALB_FAILED,
-  ALB_PUSHED,
-  SBE_COUNT,
-  SBE_BALANCED,
-  SBE_PUSHED,
-  SBF_COUNT,
-  SBF_BALANCED,
-  SBF_PUSHED,
-  TTWU_WAKE_REMOTE,
-  TTWU_MOVE_AFFINE,
-  TTWU_MOVE_BALANCE
-};
-
-struct SchedstatCpu {
-  int cpu = 0;
-  // yld_count, (legacy 0), sched_count, sched_goidle, ttwu_count, ttwu_local, rq_cpu_time,
-  // run_delay, pcount.
-  u64 yld_count = 0, sched_count = 0, sched_goidle = 0, ttwu_count = 0, ttwu_local = 0;
-  u64 rq_cpu_time = 0, run_delay = 0, pcount = 0;
-  std::vector<SchedstatDomain> domains;
-};
-
-struct Schedstat {
-  int version = 0;
-  u64 timestamp = 0;  // jiffies
-  std::vector<SchedstatCpu> cpus;
-};
-
-// Throws ProtocolError naming the line on anything it does not recognise.
-Schedstat parse_schedstat(std::string_view text);
-// after - before, CPU by CPU and domain by domain (counters that went back count as 0).
-// Throws ProtocolError when the two do not describe the same CPUs and domains.
-Schedstat schedstat_delta(const Schedstat &before, const Schedstat &after);
+// /proc/schedstat: parsed and subtracted in real/schedstat.h, shared with the host's measure.
+using real::kIdleTypeIdle;
+using real::kIdleTypeNewlyIdle;
+using real::kIdleTypeNotIdle;
+using real::kNrIdleTypes;
+using real::LbField;
+using real::OtherField;
+using enum real::LbField;
+using enum real::OtherField;
+using real::parse_schedstat;
+using real::Schedstat;
+using real::schedstat_by_name;
+using real::schedstat_delta;
+using real::SchedstatCpu;
+using real::SchedstatDomain;
+using real::SchedstatError;
 
 }  // namespace schedlab::vm

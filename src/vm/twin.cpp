@@ -286,31 +286,6 @@ std::string remap_trace_cpus(const std::string &text, const std::vector<int> &un
   return out;
 }
 
-// /proc/schedstat's domain fields, by their kernel names: per idle type, then the others.
-constexpr const char *kLb[] = {"lb_count",  "lb_balanced",   "lb_failed",  "lb_imbalance",
-                               "lb_gained", "lb_hot_gained", "lb_nobusyq", "lb_nobusyg"};
-constexpr const char *kOther[] = {"alb_count",        "alb_failed",       "alb_pushed",
-                                  "sbe_count",        "sbe_balanced",     "sbe_pushed",
-                                  "sbf_count",        "sbf_balanced",     "sbf_pushed",
-                                  "ttwu_wake_remote", "ttwu_move_affine", "ttwu_move_balance"};
-
-std::map<std::string, u64> schedstat_by_name(const Schedstat &s) {
-  std::map<std::string, u64> m;
-  for (const SchedstatCpu &c : s.cpus) {
-    m["yld_count"] += c.yld_count;
-    m["sched_count"] += c.sched_count;
-    m["sched_goidle"] += c.sched_goidle;
-    m["ttwu_count"] += c.ttwu_count;
-    m["ttwu_local"] += c.ttwu_local;
-    for (const SchedstatDomain &d : c.domains) {
-      for (int t = 0; t < kNrIdleTypes; t++)
-        for (std::size_t f = 0; f < std::size(kLb); f++) m[kLb[f]] += d.lb[t][f];
-      for (std::size_t f = 0; f < std::size(kOther); f++) m[kOther[f]] += d.other[f];
-    }
-  }
-  return m;
-}
-
 SchedstatSums schedstat_sums(const Schedstat &s) {
   SchedstatSums x;
   for (const SchedstatCpu &c : s.cpus) {
@@ -715,7 +690,7 @@ TwinResult run_twin(const scenario::Scenario &s, const TwinOptions &o,
       try {
         tr.schedstat = schedstat_delta(parse_schedstat(run.value("schedstat_before", "")),
                                        parse_schedstat(run.value("schedstat_after", "")));
-      } catch (const ProtocolError &err) {
+      } catch (const SchedstatError &err) {
         if (r.failure.empty()) r.failure = std::string("the guest's ") + err.what();
       }
       for (SchedstatCpu &sc : tr.schedstat.cpus)
@@ -844,35 +819,7 @@ ordered_json schedstat_json(const Schedstat &s) {
   j["alb_pushed"] = x.alb_pushed;
   j["ttwu_wake_remote"] = x.ttwu_wake_remote;
   j["ttwu_move_affine"] = x.ttwu_move_affine;
-  ordered_json cpus = ordered_json::array();
-  static const char *const kTypes[] = {"busy", "idle", "newidle"};
-  for (const SchedstatCpu &c : s.cpus) {
-    ordered_json jc;
-    jc["cpu"] = c.cpu;
-    jc["yld_count"] = c.yld_count;
-    jc["sched_count"] = c.sched_count;
-    jc["sched_goidle"] = c.sched_goidle;
-    jc["ttwu_count"] = c.ttwu_count;
-    jc["ttwu_local"] = c.ttwu_local;
-    jc["rq_cpu_time_ns"] = c.rq_cpu_time;
-    jc["run_delay_ns"] = c.run_delay;
-    jc["pcount"] = c.pcount;
-    ordered_json doms = ordered_json::array();
-    for (const SchedstatDomain &d : c.domains) {
-      ordered_json jd;
-      jd["level"] = d.level;
-      for (int t = 0; t < kNrIdleTypes; t++) {
-        ordered_json lt;
-        for (int f = 0; f < 8; f++) lt[kLb[f]] = d.lb[t][f];
-        jd[kTypes[t]] = std::move(lt);
-      }
-      for (int f = 0; f < 12; f++) jd[kOther[f]] = d.other[f];
-      doms.push_back(std::move(jd));
-    }
-    jc["domains"] = std::move(doms);
-    cpus.push_back(std::move(jc));
-  }
-  j["cpus"] = std::move(cpus);
+  j["cpus"] = real::schedstat_cpus_json(s);
   return j;
 }
 

@@ -107,8 +107,5 @@ struct SchedstatSums {
   u64 lb_count = 0, lb_gained = 0, alb_pushed = 0, ttwu_wake_remote = 0, ttwu_move_affine = 0;
 };
 SchedstatSums schedstat_sums(const Schedstat &s);
-// Every /proc/schedstat counter under its kernel name, summed over CPUs (and domains and idle
-// types): the twin's values of the run statistics named after them.
-std::map<std::string, u64> schedstat_by_name(const Schedstat &s);
 
 }  // namespace schedlab::vm

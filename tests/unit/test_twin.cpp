@@ -3,6 +3,7 @@
 // it, the initramfs archive, the CPU numbering QEMU gives the guest, and what is refused.
 #include <gtest/gtest.h>
 
+#include "real/measure_report.h"
 #include "scenario/scenario.h"
 #include "vm/initramfs.h"
 #include "vm/protocol.h"
@@ -95,7 +96,8 @@ TEST(TwinSchedstat, DeltaIsAfterMinusBeforeAndRefusesOtherDomains) {
   EXPECT_EQ(d.cpus[0].domains[1].lb[kIdleTypeIdle][LB_COUNT], 0u);
   std::string other = kSchedstat;
   other.replace(other.find("domain1 f"), 9, "domain1 e");
-  EXPECT_THROW(schedstat_delta(parse_schedstat(kSchedstat), parse_schedstat(other)), ProtocolError);
+  EXPECT_THROW(schedstat_delta(parse_schedstat(kSchedstat), parse_schedstat(other)),
+               SchedstatError);
 }
 
 TEST(TwinSchedstat, Version17NamesDomainsAndSplitsTheImbalance) {
@@ -114,13 +116,43 @@ TEST(TwinSchedstat, BadInputNamesTheLine) {
   try {
     parse_schedstat("version 16\ntimestamp 1\ncpu0 0 0 1 2 x 4 5 6 7\n");
     FAIL();
-  } catch (const ProtocolError &e) {
+  } catch (const SchedstatError &e) {
     EXPECT_STREQ(e.what(), "/proc/schedstat line 3: bad ttwu_count 'x'");
   }
-  EXPECT_THROW(parse_schedstat("version 14\n"), ProtocolError);
-  EXPECT_THROW(parse_schedstat("version 16\ncpu0 1 2\n"), ProtocolError);
-  EXPECT_THROW(parse_schedstat("cpu0 0 0 1 1 1 1 1 1 1\n"), ProtocolError);
-  EXPECT_THROW(parse_schedstat(""), ProtocolError);
+  EXPECT_THROW(parse_schedstat("version 14\n"), SchedstatError);
+  EXPECT_THROW(parse_schedstat("version 16\ncpu0 1 2\n"), SchedstatError);
+  EXPECT_THROW(parse_schedstat("cpu0 0 0 1 1 1 1 1 1 1\n"), SchedstatError);
+  EXPECT_THROW(parse_schedstat(""), SchedstatError);
+}
+
+// measure on a host: the run's /proc/schedstat delta becomes the run statistics of the same
+// kernel name (the experiment's keys), the per-CPU detail, and a summary line; without it, why.
+TEST(MeasureSchedstat, HostRunReportsTheKernelCountsUnderTheStatisticNames) {
+  std::string after = kSchedstat;
+  after.replace(after.find("1318 569 271 119"), 16, "1400 569 300 150");
+  real::MeasureResult r;
+  r.scenario = "s";
+  r.config = "c";
+  r.end_ns = 1'000'000'000;
+  r.schedstat = schedstat_delta(parse_schedstat(kSchedstat), parse_schedstat(after));
+  real::HostInfo host;
+  host.nr_cpus = 4;
+  const nlohmann::ordered_json j = real::measure_to_json({r}, host);
+  EXPECT_EQ(j["stats"]["ttwu_count"], 29u);
+  EXPECT_EQ(j["stats"]["ttwu_local"], 31u);
+  EXPECT_EQ(j["stats"]["sched_count"], 82u);
+  EXPECT_FALSE(j["stats"].contains("migrations"));  // a model statistic, not a schedstat counter
+  EXPECT_EQ(j["schedstat"]["cpus"][0]["ttwu_count"], 29u);
+  EXPECT_EQ(j["schedstat"]["totals"]["ttwu_count"], 29u);
+  EXPECT_NE(
+      real::measure_summary(r, host).find("ttwu_count 29 (106.9% ttwu_local), sched_count 82"),
+      std::string::npos);
+  r.schedstat.reset();
+  r.schedstat_unavailable = "/proc/schedstat: No such file or directory";
+  const nlohmann::ordered_json k = real::measure_to_json({r}, host);
+  EXPECT_TRUE(k["stats"].is_null());
+  EXPECT_EQ(k["schedstat_unavailable"], "/proc/schedstat: No such file or directory");
+  EXPECT_NE(real::measure_summary(r, host).find("/proc/schedstat: not counted"), std::string::npos);
 }
 
 TEST(TwinInitramfs, NewcArchiveWithParentsDeviceAndTrailer) {
