@@ -297,6 +297,7 @@ void Simulation::work_done(int cpu) {
         // hrtimer with the task's slack: an isolated timer fires at the end of its range.
         const Time slack = static_cast<Time>(cfg_.tunables[kernel::TUNABLE_timer_slack_ns]);
         events_.arm(w.wake_timer, now_ + a.amount + slack);
+        kernel_->hrtimer_start(cpu, now_ + a.amount + slack);
         kernel_->block_current(cpu);
         return;
       }
@@ -336,6 +337,7 @@ void Simulation::handle(const sim::EventQueue::Fired &f) {
     case EV_TASK_WAKE: {
       task_struct *p = work_[f.arg].p;
       kernel_->irq_enter();  // hrtimer_wakeup() runs in the timer interrupt
+      kernel_->hrtimer_expired(p->timer_cpu, now_);
       kernel_->try_to_wake_up(p, 0, p->timer_cpu);
       kernel_->irq_exit();
       break;

@@ -86,6 +86,7 @@ bool Simulation::do_sync(TaskWork &w, int cpu, const workload::Phase &ph) {
         // clock_nanosleep(TIMER_ABSTIME): an hrtimer with the task's slack, like Sleep.
         const Time slack = static_cast<Time>(cfg_.tunables[kernel::TUNABLE_timer_slack_ns]);
         events_.arm(w.wake_timer, next + slack);
+        kernel_->hrtimer_start(cpu, next + slack);
         kernel_->block_current(cpu);
         return true;
       }

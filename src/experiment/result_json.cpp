@@ -126,6 +126,14 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
   mach["migration_penalty_ns"] = s.costs.migration_penalty_ns;
   mach["cross_llc_migration_penalty_ns"] = s.costs.cross_llc_migration_penalty_ns;
   mach["smt_corun_speed"] = static_cast<double>(s.costs.smt_corun_speed) / kSpeedOne;
+  if (s.costs.nr_idle_states) {  // [machine.idle]
+    ordered_json states = ordered_json::array();
+    for (int i = 0; i < s.costs.nr_idle_states; i++)
+      states.push_back({{"name", s.idle_state_names.at(static_cast<std::size_t>(i))},
+                        {"exit_latency_ns", s.costs.idle_exit_latency_ns[i]},
+                        {"target_residency_ns", s.costs.idle_target_residency_ns[i]}});
+    mach["idle_states"] = std::move(states);
+  }
   j["machine"] = mach;
 
   j["end_time_ns"] = m.end_ns;

@@ -29,6 +29,15 @@ constexpr CostName kCostNames[] = {
      [](const MachineCosts &c) { return double(c.newidle_balance_base_ns); }},
     {"costs.newidle_balance_per_cpu_ns",
      [](const MachineCosts &c) { return double(c.newidle_balance_per_cpu_ns); }},
+    // The idle states, as one number that differs when any of them does.
+    {"costs.idle_states",
+     [](const MachineCosts &c) {
+       double h = c.nr_idle_states;
+       for (int i = 0; i < c.nr_idle_states; i++)
+         h = h * 1e3 + double(c.idle_exit_latency_ns[i]) * 7 +
+             double(c.idle_target_residency_ns[i]);
+       return h;
+     }},
 };
 
 std::vector<std::string> words(const char *s) {

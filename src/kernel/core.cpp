@@ -50,6 +50,7 @@ Kernel::Kernel(const Topology &topo, const MachineCosts &costs, const KernelConf
   tick_timer_ = events_.make_timer(EV_TICK, 0);
   events_.set_lane(tick_timer_);  // re-armed every jiffy while any CPU ticks
   ipi_timer_.resize(nr_cpus_);
+  cpuidle_.resize(nr_cpus_);
   for (int cpu = 0; cpu < nr_cpus_; cpu++) init_rq(cpu);
   nohz_nr_cpus_ = nr_cpus_;  // the machine starts idle, every tick stopped
   build_sched_domains();
@@ -144,7 +145,14 @@ void Kernel::resched_curr(struct rq *rq) {
 
 void Kernel::send_ipi(int cpu) {
   // An IPI already on its way covers this one too: it is handled no later than a new one.
-  if (!events_.armed(ipi_timer_[cpu])) events_.arm(ipi_timer_[cpu], clock_ + costs_.wakeup_ipi_ns);
+  if (events_.armed(ipi_timer_[cpu])) return;
+  // A CPU in an idle state acts on it once out of the state.
+  Time delay = costs_.wakeup_ipi_ns;
+  if (const Time exit = idle_exit_latency(cpu); exit != kNotInIdleState) {
+    delay += exit;
+    cpu_rq(cpu)->idle_exit_ns += exit;
+  }
+  events_.arm(ipi_timer_[cpu], clock_ + delay);
 }
 
 void Kernel::run_preempt_points() {
@@ -188,10 +196,14 @@ void Kernel::handle_event(u32 kind, u32 arg) {
       sched_tick_remote();
       break;
     case EV_IPI:
+      cpuidle_reflect(cpu);  // out of its idle state, if it was in one
       sched_ttwu_pending(rq);
       // The stopper queued by active balancing runs first: it preempts whatever runs here.
       if (rq->active_balance) active_load_balance_cpu_stop(rq);
-      if (rq->curr->need_resched) pending_resched_.push_back(cpu);
+      if (rq->curr->need_resched)
+        pending_resched_.push_back(cpu);
+      else if (rq->curr == rq->idle)
+        cpuidle_select(cpu);  // nothing to run: back into the idle loop
       break;
     default:
       assert(false && "not a kernel event");
@@ -461,6 +473,7 @@ void Kernel::__schedule(int cpu, bool preempt) {
       // (the model's stand-in for the stopper task) stops its tick only now.
       nohz_run_idle_balance(cpu);
       if (!rq->nohz_tick_stopped) nohz_balance_enter_idle(rq);
+      if (cpuidle_[cpu].state < 0) cpuidle_select(cpu);
     }
     if (sched_core_enabled(rq)) forceidle_trace_update(rq);
     run_core_balance_callback(rq);  // balance callbacks run whether or not we switched
@@ -486,8 +499,10 @@ void Kernel::__schedule(int cpu, bool preempt) {
     tick_stop(cpu);
     nohz_run_idle_balance(cpu);  // do_idle() first, then the tick stops
     nohz_balance_enter_idle(rq);
+    cpuidle_select(cpu);
     for (TraceSink *t : tracers_) t->cpu_idle(clock_, cpu, true);
   } else if (prev->is_idle_task) {
+    cpuidle_reflect(cpu);
     // tick_nohz_idle_exit(): a nohz_full CPU keeps its tick off for a lone task.
     if (!tick_nohz_full_cpu(cpu) || !sched_can_stop_tick(rq))
       tick_restart(cpu);

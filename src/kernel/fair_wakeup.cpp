@@ -484,6 +484,7 @@ static int find_dst_group_cpu(const Kernel &k, const sched_group *group, task_st
   int least_loaded_cpu = cookie_pass ? -1 : this_cpu;
   unsigned long min_load = ~0UL;
   int shallowest_idle_cpu = -1;
+  Time min_exit_latency = kNotInIdleState;
   u64 latest_idle_timestamp = 0;
   bool have_idle = false;
   int result = -1;
@@ -498,9 +499,17 @@ static int find_dst_group_cpu(const Kernel &k, const sched_group *group, task_st
       return;
     }
     if (k.available_idle_cpu(i)) {
-      // MODEL: every idle CPU is in an idle state of the same exit latency, so the first one
-      // wins and then the most recently idled (docs/model.md).
-      if (!have_idle || rq->idle_stamp > latest_idle_timestamp) {
+      // The idle CPU in the shallowest state, then the most recently idled. MODEL: without
+      // [machine.idle] no CPU is in a state, so the first one wins and then the most recently
+      // idled (docs/model.md).
+      const Time exit = k.idle_exit_latency(i);
+      if (exit != kNotInIdleState && exit < min_exit_latency) {
+        have_idle = true;
+        min_exit_latency = exit;
+        latest_idle_timestamp = rq->idle_stamp;
+        shallowest_idle_cpu = i;
+      } else if ((exit == kNotInIdleState || exit == min_exit_latency) &&
+                 (!have_idle || rq->idle_stamp > latest_idle_timestamp)) {
         have_idle = true;
         latest_idle_timestamp = rq->idle_stamp;
         shallowest_idle_cpu = i;

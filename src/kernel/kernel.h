@@ -8,6 +8,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -21,6 +22,9 @@
 #include "sim/random.h"
 
 namespace schedlab::kernel {
+
+// What Kernel::idle_exit_latency() says of a CPU in no idle state.
+inline constexpr Time kNotInIdleState = ~Time{0};
 
 // sched_feat(NAME): the feature test, spelled as kernel/sched/sched.h spells it, in every file of
 // the model (k.sched_feat(NAME) outside Kernel's members). The member below is declared with its
@@ -95,6 +99,11 @@ class Kernel {
   bool idle_cpu(int cpu) const {
     const struct rq *rq = cpu_rq(cpu);
     return (rq->curr == rq->idle) & (rq->nr_running == 0) & (rq->ttwu_pending == 0);
+  }
+  // idle_get_state(rq)->exit_latency: kNotInIdleState when the CPU is in no idle state.
+  Time idle_exit_latency(int cpu) const {
+    const int s = cpuidle_[cpu].state;
+    return s < 0 ? kNotInIdleState : costs_.idle_exit_latency_ns[s];
   }
   // No vCPU preemption on bare metal. Counts its uses inside select_idle_sibling(): the
   // idle-CPU search work a placement costs.
@@ -323,6 +332,25 @@ class Kernel {
   void ttwu_do_activate(struct rq *rq, task_struct *p, int wake_flags);
   void sched_ttwu_pending(struct rq *rq);
   void send_ipi(int cpu);
+  // drivers/cpuidle (cpuidle.cpp): the menu governor's choice when a CPU goes idle, and what it
+  // learns when the CPU leaves the state. Only with idle states (MachineCosts::nr_idle_states).
+  void cpuidle_select(int cpu);
+  void cpuidle_reflect(int cpu);
+
+ public:
+  // The sleep hrtimers armed on each CPU, for the governor's next-timer-event
+  // (tick_nohz_get_sleep_length()). The engine reports each sleep timer it arms and each that
+  // fires; only kept with idle states.
+  void hrtimer_start(int cpu, Time expires) {
+    if (costs_.nr_idle_states) cpuidle_[cpu].timers.insert(expires);
+  }
+  void hrtimer_expired(int cpu, Time expires) {
+    if (!costs_.nr_idle_states) return;
+    auto &t = cpuidle_[cpu].timers;
+    if (const auto it = t.find(expires); it != t.end()) t.erase(it);
+  }
+
+ private:
   void emit_switch(int cpu, task_struct *prev, unsigned int prev_state, task_struct *next);
   task_struct *pick_next_task(struct rq *rq, task_struct *prev);
   task_struct *__pick_next_task(struct rq *rq, task_struct *prev);
@@ -430,6 +458,15 @@ class Kernel {
   int nohz_housekeeper_ = 0;  // the housekeeping CPU that runs sched_tick_remote()
   sim::EventQueue::TimerId tick_remote_timer_ = 0;
   std::vector<sim::EventQueue::TimerId> ipi_timer_;
+  // struct menu_device and the state a CPU is in (-1: running, or no idle states).
+  struct CpuidleDev {
+    int state = -1;
+    Time entered = 0;
+    std::array<u32, 8> intervals_us{};  // the last idle residencies, as menu.c's INTERVALS
+    u32 interval_ptr = 0;
+    std::multiset<Time> timers;  // expiry of the sleep hrtimers armed on this CPU
+  };
+  std::vector<CpuidleDev> cpuidle_;
   std::vector<int> pending_resched_;  // CPUs to reschedule at the end of the current event
   int next_pid_ = 1;
   std::vector<sim::Stream> cpu_rng_;  // get_random_u32() per CPU

@@ -61,6 +61,8 @@
              "wakeups wake_affine() moved to the waker's CPU (schedstat's domain field)")           \
   SCHED_STAT(core_stolen, CPU, cpu, MOVES, count, 1, 0, "cookie steals", FORCEIDLE_BALANCING,      \
              "tasks a forced-idle CPU stole for its cookie (steal_cookie_task())")                 \
+  SCHED_STAT(idle_exit_ns, CPU, cpu, WAKEUP, ns, 1e-6, 2, "idle exit (ms)", "costs.idle_states",  \
+             "time CPUs woken by an IPI spent leaving their idle state ([machine.idle])")          \
   /* /proc/schedstat's cpuN line */                                                                \
   SCHED_STAT(yld_count, CPU, schedstat, NONE, count, 1, 0, "sched_yield()", "",                    \
              "sched_yield() calls")                                                                \

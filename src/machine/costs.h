@@ -2,6 +2,8 @@
 #pragma once
 // What the hardware charges for scheduling events. Units are in the names; defaults are
 // documented in docs/machine.md with the reasoning behind each.
+#include <array>
+
 #include "sim/time.h"
 
 namespace schedlab {
@@ -22,6 +24,15 @@ struct MachineCosts {
   // setup) plus a part per CPU whose runqueue it examines.
   Time newidle_balance_base_ns = 2000;
   Time newidle_balance_per_cpu_ns = 300;
+  // The CPUs' idle states (struct cpuidle_state), shallowest first: exit latency and target
+  // residency. With none (the default) an idle CPU wakes in wakeup_ipi_ns, which then stands for
+  // interrupt delivery and the exit from a shallow state together; with states, the menu
+  // governor picks one each time a CPU goes idle and a wakeup IPI to it also pays that state's
+  // exit latency (docs/machine.md, "Idle states").
+  static constexpr int kMaxIdleStates = 8;
+  int nr_idle_states = 0;
+  std::array<Time, kMaxIdleStates> idle_exit_latency_ns{};
+  std::array<Time, kMaxIdleStates> idle_target_residency_ns{};
 };
 
 inline constexpr u32 kSpeedOne = 65536;

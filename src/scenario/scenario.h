@@ -95,6 +95,10 @@ struct Scenario {
   TopologySpec topology;
   bool host_machine = false;  // [machine] host = true: `topology` was read from this host
   MachineCosts costs;
+  // [machine.idle]: the idle states' names (their latencies are in costs) and the preset they
+  // came from, empty when listed one by one.
+  std::vector<std::string> idle_state_names;
+  std::string idle_preset;
   kernel::KernelConfig kernel;  // the [kernel] section: the base of every configuration
   std::vector<TaskGroupSpec> groups;
   // What the groups' synchronisation phases name (Phase::res indexes this).

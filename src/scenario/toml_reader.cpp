@@ -25,6 +25,7 @@
 #include "kernel/tunables.h"
 #include "machine/cpumask.h"
 #include "machine/host_topology.h"
+#include "machine/idle_states.h"
 #include "machine/topology.h"
 #include "scenario/limits.h"
 #include "scenario/scenario.h"
@@ -258,6 +259,7 @@ class Reader {
   void read_scenario(const toml::table &t, Scenario &s) const;
   void read_machine(const toml::table &t, Scenario &s) const;
   void read_costs(const toml::table &t, MachineCosts &c) const;
+  void read_idle(const toml::table &t, Scenario &s) const;
   void read_kernel(const toml::table &t, kernel::KernelConfig &k, int nr_cpus) const;
   void read_features(const toml::table &t, std::string_view path,
                      std::vector<std::pair<kernel::sched_feat_id, bool>> &out) const;
@@ -494,7 +496,7 @@ void Reader::read_scenario(const toml::table &t, Scenario &s) const {
 void Reader::read_machine(const toml::table &t, Scenario &s) const {
   check_keys(t, "machine",
              {"sockets", "llcs_per_socket", "clusters_per_llc", "cores_per_llc", "threads_per_core",
-              "numbering", "numa_nodes", "numa_distances", "costs", "host"});
+              "numbering", "numa_nodes", "numa_distances", "costs", "idle", "host"});
   TopologySpec &m = s.topology;
   if (const toml::node *h = t.get("host"); h && boolean(*h, "machine.host")) {
     // The machine is this host's, read from sysfs at load time; a shape key would contradict
@@ -512,6 +514,7 @@ void Reader::read_machine(const toml::table &t, Scenario &s) const {
     }
     s.host_machine = true;
     if (const toml::table *c = subtable(t, "costs", "machine")) read_costs(*c, s.costs);
+    if (const toml::table *c = subtable(t, "idle", "machine")) read_idle(*c, s);
     return;
   }
   auto count = [&](std::string_view key, int &out, i64 lo) {
@@ -545,9 +548,70 @@ void Reader::read_machine(const toml::table &t, Scenario &s) const {
     }
   }
   if (const toml::table *c = subtable(t, "costs", "machine")) read_costs(*c, s.costs);
+  if (const toml::table *c = subtable(t, "idle", "machine")) read_idle(*c, s);
 
   // The cross-key rules (divisibility, NUMA shape) live with the topology itself.
   if (std::string why = validate(m); !why.empty()) fail(at(t), "machine", why);
+}
+
+// [machine.idle] states = "icx" (a table of machine/idle_states.h) or a list of
+// { name, exit_latency, target_residency }, shallowest first, as cpuidle orders them.
+void Reader::read_idle(const toml::table &t, Scenario &s) const {
+  check_keys(t, "machine.idle", {"states"});
+  const toml::node *n = t.get("states");
+  if (!n) fail(at(t), "machine.idle.states", "missing (a preset name or a list of states)");
+  std::vector<IdleStateSpec> states;
+  std::vector<std::string> names;
+  std::vector<Pos> where;
+  if (n->is_string()) {
+    const std::string name = string(*n, "machine.idle.states");
+    const IdlePreset *p = find_idle_preset(name);
+    if (!p) {
+      std::string known;
+      for (const IdlePreset &q : idle_presets())
+        known += std::string(known.empty() ? "" : ", ") + q.name;
+      fail(at(*n), "machine.idle.states",
+           fmt::format("unknown preset '{}' (expected one of: {}, or a list of states)", name,
+                       known));
+    }
+    s.idle_preset = name;
+    for (const IdleStateSpec &st : p->states) {
+      states.push_back(st);
+      names.emplace_back(st.name);
+    }
+  } else {
+    for (const toml::table *e : tables(*n, "machine.idle.states")) {
+      const std::string path = element("machine.idle.states", states.size());
+      check_keys(*e, path, {"name", "exit_latency", "target_residency"});
+      auto need = [&](std::string_view key) -> const toml::node & {
+        const toml::node *v = e->get(key);
+        if (!v) fail(at(*e), join(path, key), "missing");
+        return *v;
+      };
+      names.push_back(string(need("name"), join(path, "name")));
+      if (names.back().empty() || names.back().size() > 15)
+        fail(at(need("name")), join(path, "name"), "must be 1 to 15 characters (CPUIDLE_NAME_LEN)");
+      states.push_back({nullptr, duration(need("exit_latency"), join(path, "exit_latency")),
+                        duration(need("target_residency"), join(path, "target_residency"))});
+      where.push_back(at(*e));
+    }
+    if (states.empty())
+      fail(at(*n), "machine.idle.states", "empty (leave [machine.idle] out for none)");
+  }
+  if (states.size() > static_cast<std::size_t>(MachineCosts::kMaxIdleStates))
+    fail(at(*n), "machine.idle.states",
+         fmt::format("{} states; at most {}", states.size(), MachineCosts::kMaxIdleStates));
+  for (std::size_t i = 1; i < states.size(); i++)
+    if (states[i].exit_latency_ns < states[i - 1].exit_latency_ns ||
+        states[i].target_residency_ns < states[i - 1].target_residency_ns)
+      fail(where.empty() ? at(*n) : where[i], element("machine.idle.states", i),
+           "states go from shallow to deep: exit_latency and target_residency may not decrease");
+  s.costs.nr_idle_states = static_cast<int>(states.size());
+  for (std::size_t i = 0; i < states.size(); i++) {
+    s.costs.idle_exit_latency_ns[i] = states[i].exit_latency_ns;
+    s.costs.idle_target_residency_ns[i] = states[i].target_residency_ns;
+  }
+  s.idle_state_names = std::move(names);
 }
 
 void Reader::read_costs(const toml::table &t, MachineCosts &c) const {

@@ -8,8 +8,9 @@
 namespace schedlab::testing {
 
 struct KernelFixture {
-  explicit KernelFixture(TopologySpec spec = default_spec(), kernel::KernelConfig cfg = {})
-      : topo(spec), k(topo, MachineCosts{}, cfg, events) {}
+  explicit KernelFixture(TopologySpec spec = default_spec(), kernel::KernelConfig cfg = {},
+                         MachineCosts costs = {})
+      : topo(spec), k(topo, costs, cfg, events) {}
   static TopologySpec default_spec() {
     TopologySpec s;  // 1 socket, 4 cores x 2 threads, x86 numbering: n and n+4 are siblings
     s.cores_per_llc = 4;
