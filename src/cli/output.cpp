@@ -20,7 +20,8 @@ bool Output::open(const std::string &cmd, const std::string &flag, const std::st
     return true;
   }
   errno = 0;
-  f_ = std::fopen(path.c_str(), "wb");
+  // Readable too: a trace writer moves what it wrote to put its header first.
+  f_ = std::fopen(path.c_str(), "w+b");
   if (!f_) {
     std::fprintf(stderr, "schedlab %s: %s %s: cannot open for writing: %s\n", cmd.c_str(),
                  flag.c_str(), path.c_str(), std::strerror(errno));
