@@ -54,12 +54,53 @@ check "Chrome JSON: 8 CPU tracks, task and forced-idle slices, a counter, within
   'python3 - "$tmp/t.json" <<"PY"
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
-names = {e["tid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+cpu = [e for e in ev if e.get("pid") == 0]
+names = {e["tid"]: e["args"]["name"] for e in cpu if e["ph"] == "M" and e["name"] == "thread_name"}
 assert sorted(names) == list(range(8)) and names[0].startswith("CPU 0"), names
-cats = {e.get("cat") for e in ev if e["ph"] == "X"}
+cats = {e.get("cat") for e in cpu if e["ph"] == "X"}
 assert cats == {"task", "forced_idle"}, cats
 assert any(e["ph"] == "C" for e in ev)
 assert all(0 <= e["ts"] and e["ts"] + e["dur"] <= 2000000 for e in ev if e["ph"] == "X")
+PY'
+check "Chrome JSON for Perfetto: a process per thread group, a named thread per task, states, wakeup flows" \
+  'python3 - "$tmp/t.json" <<"PY"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+for e in ev:  # the trace-event format: every event has a phase, a pid; timed ones a number ts
+    assert isinstance(e.get("ph"), str) and isinstance(e.get("pid"), int), e
+    if e["ph"] in "XCsf":
+        assert isinstance(e["ts"], (int, float)) and isinstance(e.get("name"), str), e
+    if e["ph"] == "X":
+        assert e["dur"] >= 0 and isinstance(e["tid"], int), e
+procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev
+           if e["ph"] == "M" and e["name"] == "thread_name" and e["pid"] != 0}
+assert procs[0] == "CPUs" and len(procs) >= 2, procs
+assert all(pid in procs for pid, _ in threads), "a thread without its process name"
+assert all(pid != 0 and tid != 0 for pid, tid in threads), "pid/tid 0 for a task"
+states = [e for e in ev if e["ph"] == "X" and e.get("cat") == "thread_state"]
+assert {e["name"] for e in states} == {"Running", "Runnable", "Runnable (forced idle)"}, {e["name"] for e in states}
+assert all((e["pid"], e["tid"]) in threads for e in states), "a state slice on an unnamed thread"
+assert all(isinstance(e["args"]["cpu"], int) for e in states)
+# Running on the task track matches the CPU track: same total time.
+run = sum(e["dur"] for e in states if e["name"] == "Running")
+cpu = sum(e["dur"] for e in ev if e["ph"] == "X" and e.get("cat") == "task")
+assert abs(run - cpu) < 1e-3 * cpu, (run, cpu)
+# A task runs on one CPU at a time: its Running slices do not overlap.
+by = {}
+for e in sorted(states, key=lambda e: e["ts"]):
+    if e["name"] == "Running":
+        k = (e["pid"], e["tid"])
+        assert by.get(k, -1) <= e["ts"] + 1e-6, e
+        by[k] = e["ts"] + e["dur"]
+starts = {e["id"]: e for e in ev if e["ph"] == "s"}
+ends = {e["id"]: e for e in ev if e["ph"] == "f"}
+assert len(ends) >= 5 and set(ends) <= set(starts), (len(starts), len(ends))
+for i, f in ends.items():
+    s = starts[i]
+    assert f.get("bp") == "e" and s["ts"] <= f["ts"] and (s["pid"], s["tid"]) != (f["pid"], f["tid"])
+    # The arrow lands at the start of the woken task Runnable slice.
+    assert any(e["tid"] == f["tid"] and e["name"].startswith("Runnable") and abs(e["ts"] - f["ts"]) < 1e-6 for e in states), f
 PY'
 "$bin" run "$src/scenarios/wakeup-fastpath.toml" --trace "$tmp/t5" --from 2s --to 2.2s --cpus 0,4 >/dev/null; rc=$?
 check "--from/--to/--cpus are the same window as --trace-from/--trace-to/--trace-cpus" \
