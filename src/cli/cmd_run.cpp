@@ -145,7 +145,6 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
     if (int err = writer->finish()) {
       std::fprintf(stderr, "schedlab run: --trace %s: write failed: %s\n", trace.file.c_str(),
                    std::strerror(err));
-      trace_out.discard();
       return kExitError;
     }
   if (json_writer) json_writer->finish(r.metrics.end_ns);

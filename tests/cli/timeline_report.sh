@@ -204,6 +204,9 @@ bad "bad --from" "$bin" timeline "$sc" --from 1x -o "$tmp/x.svg"
 bad "--from after --to" "$bin" timeline "$sc" --from 2s --to 1s -o "$tmp/x.svg"
 bad "--from equal to --to" "$bin" timeline "$sc" --from 1s --to 1s -o "$tmp/x.svg"
 bad "--from after the run's end" "$bin" timeline "$sc" --from 1000s -o "$tmp/x.svg"
+check "--from after the run's end: no half-written output left" '[ ! -e "$tmp/x.svg" ]'
+"$bin" timeline "$sc" --from 1000s -o /dev/null 2>/dev/null
+check "an error with -o /dev/null leaves /dev/null a device" '[ -c /dev/null ]'
 bad "bad --cpus" "$bin" timeline "$sc" --cpus 3-1 -o "$tmp/x.svg"
 bad "--cpus beyond the machine" "$bin" timeline "$sc" --cpus 9 -o "$tmp/x.svg"
 bad "unknown --config" "$bin" timeline "$tmp/run.json" --config Nope -o "$tmp/x.svg"

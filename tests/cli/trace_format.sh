@@ -127,6 +127,11 @@ assert c == {f"CPU {i} util" for i in range(4)}, c
 assert all(set(e["args"]) == {"util_avg", "util_est"} for e in ev if e["name"] in c)
 assert all(e["ts"] < 1000000 for e in ev if e["name"] in c)
 PY'
+if [ -w /dev/full ]; then
+  "$bin" run "$src/scenarios/wakeup-fastpath.toml" --trace /dev/full --trace-to 0.1s >/dev/null 2>"$tmp/err"; rc=$?
+  check "--trace to a full device: exit 1, one line with the reason" \
+    '[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "/dev/full: write failed: No space left on device" "$tmp/err" && [ -c /dev/full ]'
+fi
 for flag in "--trace-pelt" "--trace-from 1s" "--trace-to 1s" "--trace-cpus 0"; do
   "$bin" run "$src/scenarios/wakeup-fastpath.toml" $flag >/dev/null 2>"$tmp/err"; rc=$?
   check "$flag without --trace or --trace-json is refused with 2" \
