@@ -76,7 +76,7 @@ std::string replayed_report(const report::ResultFile &r, const std::string &inpu
     if (r.experiment) c.config = names[i];
     const report::Rerun rep = report::prepare_rerun(r.scenario_file, c);
     // The excerpt starts near the first forced idle after 1 s (or in the run's first part).
-    const report::LatencyRerun lr = report::rerun_latency(rep, NSEC_PER_SEC);
+    const report::LatencyRerun lr = report::rerun_latency(rep, report::kRepresentativeAfter);
     const observe::Histogram &h = lr.wakeup_latency;
     x.latency.push_back(
         {names[i], cdf_points(h), i,
@@ -91,11 +91,9 @@ std::string replayed_report(const report::ResultFile &r, const std::string &inpu
   report::RunChoice ec = first;
   ec.config = excerpt;
   const report::Rerun rep = report::prepare_rerun(r.scenario_file, ec);
-  Time from = end > NSEC_PER_SEC + kExcerpt ? NSEC_PER_SEC : 0;
-  if (fi_at != kTimeNever && fi_at + kExcerpt <= end)
-    from = fi_at / NSEC_PER_MSEC * NSEC_PER_MSEC -
-           (fi_at >= 2 * NSEC_PER_MSEC ? 2 * NSEC_PER_MSEC : 0);
-  Time to = from + kExcerpt;
+  const report::Window win = report::representative_window(fi_at, end, kExcerpt);
+  const Time from = win.from;
+  Time to = win.to;
   observe::Timeline tl = report::rerun_timeline(rep, from, to, {}, kExcerptLimit);
   if (tl.overflow) {  // a busy machine: a shorter window keeps the page light
     to = from + kExcerpt / 10;

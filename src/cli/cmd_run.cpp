@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // schedlab run: one run of a scenario, its summary, JSON and traces.
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <tuple>
 
@@ -116,6 +117,11 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
     if (trace_out.wanted()) {
       writer = std::make_unique<observe::FtraceWriter>(sim->kernel(), trace_out.file(), from, to,
                                                        cpus, trace.pelt);
+      if (int err = writer->error()) {
+        std::fprintf(stderr, "schedlab run: --trace %s: cannot create a temporary file: %s\n",
+                     trace.file.c_str(), std::strerror(err));
+        return kExitError;
+      }
       sim->add_tracer(writer.get());
     }
     if (json_trace_out.wanted()) {
@@ -135,7 +141,12 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
   }
   if (!json_out.open("run", "--json", json)) return kExitError;
   const engine::RunResult r = sim->run();
-  if (writer) writer->finish();
+  if (writer)
+    if (int err = writer->finish()) {
+      std::fprintf(stderr, "schedlab run: --trace %s: write failed: %s\n", trace.file.c_str(),
+                   std::strerror(err));
+      return kExitError;
+    }
   if (json_writer) json_writer->finish(r.metrics.end_ns);
   if (int rc = trace_out.close()) return rc;
   if (int rc = json_trace_out.close()) return rc;
@@ -191,10 +202,11 @@ Command add_run_command(CLI::App &app) {
   run->add_option("--trace-cpus,--cpus", a->trace.cpus,
                   "Trace only these CPUs (cpulist, e.g. 0-3,8)")
       ->type_name("LIST");
-  run->add_flag("--trace-pelt", a->trace.pelt,
-                "Add the load-tracking tracepoints: PELT and util_est events to --trace (LISA's "
-                "lisa__sched_pelt_*/lisa__sched_util_est_* format), util counters per CPU to "
-                "--trace-json");
+  run->add_flag(
+      "--trace-pelt", a->trace.pelt,
+      "Add the load-tracking tracepoints: PELT and util_est events to --trace (LISA's "
+      "lisa__sched_pelt_*/lisa__sched_util_est_*_unified format), util counters per CPU to "
+      "--trace-json");
   run->add_flag("--latency", a->latency,
                 "Print each task's scheduling delays as perf sched latency does (runtime, count, "
                 "average and maximum delay, when the maximum began and ended)");

@@ -15,8 +15,11 @@
 namespace schedlab::cli {
 namespace {
 
-// Without --from/--to: the first 50 ms; a window of at most 20000 slices and wakeups.
+// With only one of --from/--to: 50 ms from or to it. With neither: the 20 ms report shows,
+// around the first forced idle after 1 s (report::representative_window()). A window holds
+// at most 20000 slices and wakeups.
 constexpr Time kDefaultWindow = 50 * NSEC_PER_MSEC;
+constexpr Time kRepresentativeLength = 20 * NSEC_PER_MSEC;
 
 struct TimelineArgs {
   std::string input, config, seed, from, to, cpus, out, max_work;
@@ -45,9 +48,10 @@ int cmd_timeline(const TimelineArgs &a) {
     return bad("--from " + a.from + ": " + why);
   if (!a.to.empty() && !(to = scenario::parse_duration(a.to, &why)))
     return bad("--to " + a.to + ": " + why);
-  const Time f = from.value_or(to && *to > kDefaultWindow ? *to - kDefaultWindow : 0);
-  const Time t = to.value_or(f + kDefaultWindow);
+  Time f = from.value_or(to && *to > kDefaultWindow ? *to - kDefaultWindow : 0);
+  Time t = to.value_or(f + kDefaultWindow);
   if (f >= t) return bad("--from must be before --to");
+  const bool representative = !from && !to;
   std::vector<int> cpus;
   if (!a.cpus.empty()) {
     auto list = scenario::parse_cpulist(a.cpus, &why);
@@ -77,11 +81,21 @@ int cmd_timeline(const TimelineArgs &a) {
     }
     replay = report::prepare_rerun(scenario_file, choice);
     if (!json) replay.seed = seed.value_or(replay.scenario.seed);
+    if (representative) {
+      const report::LatencyRerun lr = report::rerun_latency(replay, report::kRepresentativeAfter);
+      const report::Window w =
+          report::representative_window(lr.first_forceidle, lr.end, kRepresentativeLength);
+      f = w.from;
+      t = w.to;
+    }
     tl = report::rerun_timeline(replay, f, t, cpus, observe::TimelineRecorder::kDefaultLimit,
                                 a.util);
   } catch (const report::InputError &e) {
     return fail(e.what());
   }
+  if (tl.end <= f)
+    return fail(fmt::format("--from {}: the run ends at {:.3f} ms, before the window starts",
+                            a.from, static_cast<double>(tl.end) / 1e6));
   if (tl.overflow)
     return fail(
         fmt::format("the window [{}, {}) holds more than {} slices, wakeups and util samples; "
@@ -111,7 +125,9 @@ Command add_timeline_command(CLI::App &app) {
       ->type_name("NAME");
   cmd->add_option("--seed", a->seed, "Seed (default: the JSON's first, or the scenario's)")
       ->type_name("N");
-  cmd->add_option("--from", a->from, "Window start, simulated time (e.g. 1s; default 0)")
+  cmd->add_option("--from", a->from,
+                  "Window start, simulated time (e.g. 1s; default: the 20 ms window report draws, "
+                  "around the first forced idle after 1 s)")
       ->type_name("DURATION");
   cmd->add_option("--to", a->to, "Window end (e.g. 1.02s; default --from + 50ms)")
       ->type_name("DURATION");

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "cli/output.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -20,7 +22,8 @@ bool Output::open(const std::string &cmd, const std::string &flag, const std::st
     return true;
   }
   errno = 0;
-  f_ = std::fopen(path.c_str(), "wb");
+  // Readable too: a trace writer moves what it wrote to put its header first.
+  f_ = std::fopen(path.c_str(), "w+b");
   if (!f_) {
     std::fprintf(stderr, "schedlab %s: %s %s: cannot open for writing: %s\n", cmd.c_str(),
                  flag.c_str(), path.c_str(), std::strerror(errno));
@@ -62,9 +65,12 @@ int Output::close() {
 
 void Output::discard() {
   if (!f_ || f_ == stdout) return;
+  // Only a regular file is removed: -o /dev/null must survive an error.
+  struct stat st {};
+  const bool regular = fstat(fileno(f_), &st) == 0 && S_ISREG(st.st_mode);
   std::fclose(f_);
   f_ = nullptr;
-  std::remove(path_.c_str());
+  if (regular) std::remove(path_.c_str());
 }
 
 bool at_most_one_stdout(const std::string &cmd,

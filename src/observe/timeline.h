@@ -43,6 +43,7 @@ struct TimelineUtil {
 
 struct Timeline {
   Time from = 0, to = 0;
+  Time end = 0;  // when the run stopped: its end, or `to` if it went on past the window
   std::vector<TimelineCpu> cpus;  // the traced CPUs, by core then thread
   std::vector<TimelineSlice> slices;
   std::vector<TimelineWakeup> wakeups;

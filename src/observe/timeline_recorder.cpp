@@ -106,6 +106,7 @@ void TimelineRecorder::add_util_at_from(std::size_t c) {
 }
 
 Timeline TimelineRecorder::finish(Time end) {
+  t_.end = end;
   for (std::size_t c = 0; c < lanes_.size(); c++) {
     Lane &l = lanes_[c];
     if (l.task) add_slice(TimelineSlice::Task, static_cast<int>(c), l.since, end, l.task);

@@ -136,4 +136,16 @@ LatencyRerun rerun_latency(const Rerun &r, Time forceidle_after) {
   return out;
 }
 
+Window representative_window(Time first_forceidle, Time end, Time length) {
+  Window w;
+  w.from = end > kRepresentativeAfter + length ? kRepresentativeAfter : 0;
+  if (first_forceidle != kTimeNever && first_forceidle + length <= end) {
+    w.from = first_forceidle / NSEC_PER_MSEC * NSEC_PER_MSEC -
+             (first_forceidle >= 2 * NSEC_PER_MSEC ? 2 * NSEC_PER_MSEC : 0);
+    w.at_forceidle = true;
+  }
+  w.to = w.from + length;
+  return w;
+}
+
 }  // namespace schedlab::report

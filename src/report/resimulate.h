@@ -68,4 +68,14 @@ struct LatencyRerun {
 };
 LatencyRerun rerun_latency(const Rerun &r, Time forceidle_after);
 
+// The window report's excerpt and timeline draw by default: `length` from 2 ms before the
+// first forced idle after 1 s (on a whole millisecond) when the run goes on that long after
+// it; else from 1 s when the run lasts longer than 1 s + length; else from 0.
+struct Window {
+  Time from = 0, to = 0;
+  bool at_forceidle = false;
+};
+Window representative_window(Time first_forceidle, Time end, Time length);
+inline constexpr Time kRepresentativeAfter = NSEC_PER_SEC;  // rerun_latency's forceidle_after
+
 }  // namespace schedlab::report

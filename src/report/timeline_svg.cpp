@@ -28,6 +28,16 @@ constexpr const char *kCookiePalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#946
                                           "#393b79", "#637939", "#f2c12e", "#843c39"};
 constexpr std::size_t kNrCookieColours = sizeof(kCookiePalette) / sizeof(kCookiePalette[0]);
 constexpr const char *kUntagged = "#8da0b8";
+// Tasks: a qualitative palette, dark and light pairs and four more, without the reds of forced
+// idle and the greys of idle. A task's colour comes from a hash of its name and pid (the same task
+// gets the same colour in every window); tasks of one window that would share a colour move on to
+// the next free one, in pid order.
+constexpr const char *kTaskPalette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#499894",
+                                        "#b6992d", "#d37295", "#9d7660", "#a0cbe8", "#ffbe7d",
+                                        "#8cd17d", "#d4a6c8", "#86bcb6", "#f1ce63", "#fabfd2",
+                                        "#d7b5a6", "#17becf", "#bcbd22", "#6b6ecf", "#8c564b"};
+constexpr std::size_t kNrTaskColours = sizeof(kTaskPalette) / sizeof(kTaskPalette[0]);
+constexpr double kCookieBand = 5;  // the cookie's colour, along the bottom of a task's slice
 constexpr const char *kIdle = "#f3f4f6";
 constexpr const char *kWakeup = "#111";
 constexpr const char *kUtilAvg = "#111";
@@ -38,8 +48,9 @@ constexpr double kRight = 20;
 constexpr double kLaneH = 22;
 constexpr double kLaneGap = 8;  // room for the wakeup ticks above a lane
 constexpr double kCoreGap = 16;
-constexpr double kUtilH = 26;   // with utilisation: a strip under each lane, 1024 at its top
+constexpr double kUtilH = 44;   // with utilisation: a strip under each lane, 1024 at its top
 constexpr double kCharW = 6.6;  // average width of an 11 px sans-serif character
+constexpr std::size_t kMaxTaskLegend = 48;
 
 // Nanoseconds since 0 as milliseconds, exactly ("1002.345678 ms").
 std::string ms6(Time ns) {
@@ -53,7 +64,30 @@ bool light(const char *colour) {
   return 0.299 * r + 0.587 * g + 0.114 * b > 150;
 }
 
+u64 fnv1a(const std::string &text, int pid) {
+  u64 h = 1469598103934665603ull;
+  for (unsigned char c : text + "/" + std::to_string(pid)) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
 }  // namespace
+
+std::map<int, const char *> task_colours(const Timeline &t) {
+  std::map<int, std::string> tasks;  // pid -> comm, in pid order
+  for (const auto &s : t.slices)
+    if (s.kind == TimelineSlice::Task) tasks.emplace(s.pid, s.comm);
+  std::map<int, const char *> colour;
+  std::vector<char> used(kNrTaskColours, 0);
+  std::size_t nr_used = 0;
+  for (const auto &[pid, comm] : tasks) {
+    std::size_t i = fnv1a(comm, pid) % kNrTaskColours;
+    if (nr_used < kNrTaskColours)
+      while (used[i]) i = (i + 1) % kNrTaskColours;
+    if (!used[i]) used[i] = 1, nr_used++;
+    colour[pid] = kTaskPalette[i];
+  }
+  return colour;
+}
 
 const char *cookie_colour(unsigned long cookie) {
   return cookie == 0 ? kUntagged : kCookiePalette[(cookie - 1) % kNrCookieColours];
@@ -76,7 +110,35 @@ std::string timeline_svg(const Timeline &t, const TimelineSvgOptions &o) {
   const double lanes_bottom = y - kLaneGap;
   const double axis_y = lanes_bottom + 6;
   const double legend_y = axis_y + 52;
-  const double height = legend_y + 30;
+  // The tasks' legend: a swatch per task of the window, in pid order, in rows under the rest.
+  const std::map<int, const char *> colours = task_colours(t);
+  std::map<int, std::string> comms;
+  for (const auto &s : t.slices)
+    if (s.kind == TimelineSlice::Task) comms.emplace(s.pid, s.comm);
+  struct Entry {
+    double x, y;
+    const char *colour;
+    std::string label;
+  };
+  std::vector<Entry> task_legend;
+  {
+    double ex = kLeft, ey = legend_y + 24;
+    std::size_t shown = 0;
+    for (const auto &[pid, comm] : comms) {
+      if (shown == kMaxTaskLegend) {
+        task_legend.push_back(
+            {ex, ey, nullptr, fmt::format("and {} more tasks", comms.size() - shown)});
+        break;
+      }
+      std::string label = fmt::format("{} ({})", comm, pid);
+      const double w = 19 + kCharW * static_cast<double>(label.size()) + 14;
+      if (ex + w > o.width - kRight && ex > kLeft) ex = kLeft, ey += 20;
+      task_legend.push_back({ex, ey, colours.at(pid), std::move(label)});
+      ex += w;
+      shown++;
+    }
+  }
+  const double height = (task_legend.empty() ? legend_y : task_legend.back().y) + 30;
   const double x0 = kLeft, x1 = o.width - kRight;
   const double span = static_cast<double>(t.to > t.from ? t.to - t.from : 1);
   auto sx = [&](Time v) { return x0 + static_cast<double>(v - t.from) / span * (x1 - x0); };
@@ -121,9 +183,15 @@ std::string timeline_svg(const Timeline &t, const TimelineSvgOptions &o) {
     svg.rect(x0, ly, x1 - x0, kLaneH, kIdle,
              {{"class", "lane"}, {"data-cpu", std::to_string(c.cpu)}});
     if (util_h > 0) {
-      svg.rect(x0, ly + kLaneH + 2, x1 - x0, kUtilH, "#fff",
-               {{"stroke", "#d5d8dc"}, {"stroke-width", "0.5"}});
-      svg.text(x0 - 8, ly + kLaneH + 2 + kUtilH / 2 + 4, "util",
+      // 0 at the bottom, 1024 (a whole CPU) at the top, a grid line at each quarter.
+      const double uy = ly + kLaneH + 2;
+      svg.rect(x0, uy, x1 - x0, kUtilH, "#fff", {{"stroke", "#aab0b8"}, {"stroke-width", "0.5"}});
+      for (int q = 1; q < 4; q++)
+        svg.line(x0, uy + kUtilH * q / 4, x1, uy + kUtilH * q / 4, "#e3e6ea", q == 2 ? 0.8 : 0.5);
+      for (auto [v, vy] : {std::pair{"1024", uy + 7.0}, std::pair{"512", uy + kUtilH / 2 + 3},
+                           std::pair{"0", uy + kUtilH}})
+        svg.text(x0 - 3, vy, v, {{"text-anchor", "end"}, {"font-size", "8"}, {"fill", "#666"}});
+      svg.text(x0 - 26, uy + kUtilH / 2 + 4, "util",
                {{"text-anchor", "end"}, {"font-size", "10"}, {"fill", "#666"}});
     }
   }
@@ -146,7 +214,7 @@ std::string timeline_svg(const Timeline &t, const TimelineSvgOptions &o) {
       svg.close();
       continue;
     }
-    const char *fill = cookie_colour(s.cookie);
+    const char *fill = colours.at(s.pid);
     svg.open("rect", {{"x", px(xa)},
                       {"y", px(it->second + 1)},
                       {"width", px(w)},
@@ -154,13 +222,17 @@ std::string timeline_svg(const Timeline &t, const TimelineSvgOptions &o) {
                       {"fill", fill},
                       {"stroke", "#fff"},
                       {"stroke-width", "0.5"},
-                      {"class", "task"}});
+                      {"class", "task"},
+                      {"data-pid", std::to_string(s.pid)}});
     svg.title(fmt::format("{} (pid {})\ncookie {}\nstart {}\nduration {}", s.comm, s.pid,
                           s.cookie ? std::to_string(s.cookie) : std::string("none"), ms6(s.start),
                           dur));
     svg.close();
+    if (s.cookie)
+      svg.rect(xa, it->second + kLaneH - 1 - kCookieBand, w, kCookieBand, cookie_colour(s.cookie),
+               {{"class", "cookie"}, {"pointer-events", "none"}});
     if (w >= kCharW * static_cast<double>(s.comm.size()) + 6)
-      svg.text(xa + 3, it->second + 15, s.comm,
+      svg.text(xa + 3, it->second + (s.cookie ? 13 : 15), s.comm,
                {{"font-size", "11"},
                 {"fill", light(fill) ? "#111" : "#fff"},
                 {"pointer-events", "none"}});
@@ -229,8 +301,13 @@ std::string timeline_svg(const Timeline &t, const TimelineSvgOptions &o) {
     lx += 19 + kCharW * 1.1 * static_cast<double>(label.size()) + 16;
   };
   for (unsigned long c : cookies)
-    if (c) swatch(cookie_colour(c), fmt::format("cookie {}", c));
-  if (cookies.count(0) || cookies.empty()) swatch(kUntagged, "untagged");
+    if (c) {  // the band along a slice's bottom
+      svg.rect(lx, legend_y - 11, 14, 14, "#fff", {{"stroke", "#999"}, {"stroke-width", "0.5"}});
+      svg.rect(lx, legend_y + 3 - kCookieBand, 14, kCookieBand, cookie_colour(c));
+      const std::string label = fmt::format("cookie {}", c);
+      svg.text(lx + 19, legend_y, label);
+      lx += 19 + kCharW * 1.1 * static_cast<double>(label.size()) + 16;
+    }
   swatch("url(#forceidle-hatch)", "forced idle");
   swatch(kIdle, "idle");
   svg.leaf("path",
@@ -248,6 +325,13 @@ std::string timeline_svg(const Timeline &t, const TimelineSvgOptions &o) {
       svg.text(lx + 23, legend_y, label);
       lx += 23 + kCharW * static_cast<double>(std::string_view(label).size()) + 16;
     }
+  }
+  svg.close();
+  svg.open("g", {{"class", "task-legend"}});
+  for (const Entry &e : task_legend) {
+    if (e.colour)
+      svg.rect(e.x, e.y - 11, 14, 14, e.colour, {{"stroke", "#999"}, {"stroke-width", "0.5"}});
+    svg.text(e.colour ? e.x + 19 : e.x, e.y, e.label, {{"font-size", "11"}});
   }
   svg.close();
   return svg.finish();

@@ -191,14 +191,22 @@ void Reader::parse_line(std::string_view line) {
     return;
   }
   if (header_line(l)) return;
-  // TASK-PID [CPU] (FLAGS) SECONDS.FRACTION: EVENT: FIELDS
+  // TASK-PID [CPU] (FLAGS) SECONDS.FRACTION: EVENT: FIELDS, or perf script's default layout
+  // for tracepoints: COMM TID [CPU] SECONDS.MICROS: sched:EVENT: FIELDS (COMM may hold spaces;
+  // TID may be PID/TID).
   const auto open = l.find(" [");
   const auto close = open == std::string_view::npos ? open : l.find(']', open);
   int cpu = 0, pid = 0;
   const auto task = open == std::string_view::npos ? l : trim(l.substr(0, open));
   const auto dash = task.rfind('-');
+  bool task_ok = dash != std::string_view::npos && to_int(task.substr(dash + 1), &pid);
+  if (!task_ok) {
+    auto id = task.substr(task.rfind(' ') == std::string_view::npos ? 0 : task.rfind(' ') + 1);
+    if (const auto slash = id.find('/'); slash != std::string_view::npos) id = id.substr(slash + 1);
+    task_ok = id.size() < task.size() && to_int(id, &pid);
+  }
   if (close == std::string_view::npos || !to_int(l.substr(open + 2, close - open - 2), &cpu) ||
-      dash == std::string_view::npos || !to_int(task.substr(dash + 1), &pid)) {
+      !task_ok) {
     fail(file, line_no,
          "not an ftrace event line (TASK-PID [CPU] FLAGS SECONDS: EVENT: FIELDS): '" +
              std::string(l.substr(0, 60)) + "'");
@@ -218,7 +226,8 @@ void Reader::parse_line(std::string_view line) {
     fail(file, line_no, "bad timestamp (SECONDS.FRACTION:)");
   rest = rest.substr(sp + 1);
   const auto colon = rest.find(": ");
-  const auto event = colon == std::string_view::npos ? trim(rest) : rest.substr(0, colon);
+  auto event = colon == std::string_view::npos ? trim(rest) : rest.substr(0, colon);
+  if (event.starts_with("sched:")) event.remove_prefix(6);  // perf's SUBSYSTEM:EVENT
   const auto body =
       colon == std::string_view::npos ? std::string_view{} : trim(rest.substr(colon + 2));
   TraceEvent e;

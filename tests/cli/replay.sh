@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# schedlab replay: a real Linux 6.12 trace and a trace-cmd report replay with each task's CPU
-# time reproduced; bad traces are refused with file:line and exit 2; and, where this machine
+# schedlab replay: a real Linux 6.12 trace, a trace-cmd report and perf script output replay
+# with each task's CPU time reproduced; bad traces are refused with file:line and exit 2; and, where this machine
 # lets us (root, tracefs), a trace captured live during the test replays too.
 set -u
 bin=$1; src=$2; tmp=$(mktemp -d)
@@ -32,6 +32,21 @@ check "golden: CPU time reproduced within 1 %" 'reproduced "$tmp/g.json"'
   --cookie cbw0,cbw1 --cookie cbw2,cbw3 --json "$tmp/gc.json" >/dev/null; rc=$?
 check "golden on its SMT machine with the two cookie pairs" '[ $rc -eq 0 ]'
 check "cookie pairs force idle" 'python3 -c "import json,sys; sys.exit(0 if json.load(open(\"$tmp/gc.json\"))[\"forceidle_ns\"] > 0 else 1)"'
+# perf script's default layout of `perf sched record` (COMM TID [CPU] SECS: sched:EVENT: FIELDS,
+# no flag column), here the golden trace rewritten in it: the same tasks and CPU time.
+python3 - "$golden" "$tmp/perf.txt" <<"PY"
+import re, sys
+line = re.compile(r"^\s*(.+)-(\d+)\s+\[(\d+)\]\s+\S+\s+(\d+\.\d+): (sched_[a-z_]+): (.*)$")
+with open(sys.argv[1]) as f, open(sys.argv[2], "w") as out:
+    for l in f:
+        m = line.match(l)
+        if m:
+            comm, pid, cpu, ts, ev, body = m.groups()
+            out.write(f"{comm:>16} {int(pid):>6} [{cpu}] {ts}: sched:{ev}: {body}\n")
+PY
+"$bin" replay "$tmp/perf.txt" --json "$tmp/p.json" >"$tmp/p.out"; rc=$?
+check "perf script layout replays: every task, the trace's CPU time" \
+  '[ $rc -eq 0 ] && grep -q "(19 of 19 tasks exited)" "$tmp/p.out" && python3 -c "import json,sys; a,b=(json.load(open(f))[\"replay\"][\"trace_runtime_ns\"] for f in sys.argv[1:]); sys.exit(a!=b)" "$tmp/g.json" "$tmp/p.json"'
 "$bin" replay "$src/tests/data/traces/trace-cmd-report.txt" >/dev/null; rc=$?
 check "trace-cmd report layout replays" '[ $rc -eq 0 ]'
 "$bin" replay "$golden" --cookie cbw0,nobody >/dev/null 2>"$tmp/err"; rc=$?

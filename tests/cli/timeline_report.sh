@@ -50,9 +50,38 @@ assert len(lines) == 16, len(lines)  # 8 CPUs x (util_avg, util_est)
 assert sum(1 for p in lines if p.get("stroke-dasharray")) == 8
 texts = [t.text for t in u.iter(ns + "text")]
 assert "util_avg" in texts and texts.count("util") == 8
+assert texts.count("1024") == 8 and texts.count("512") == 8  # the scale of each strip
 title = lambda r: [(x.get("fill"), x.find(ns + "title").text) for x in r.iter(ns + "rect") if x.get("class") == "task"]
 assert title(u) == title(a)
 assert not [x for x in a.iter(ns + "g") if x.get("class") == "util"]
+PY'
+"$bin" timeline "$sc" --config "No cookie" --seed 3 --from 1s --to 1.02s -o "$tmp/n.svg"; rc=$?
+check "colour by task: every task of a no-cookie window has its own colour, no cookie band, a legend entry" \
+  '[ $rc -eq 0 ] && python3 - "$tmp/n.svg" "$tmp/a.svg" <<"PY"
+import sys, xml.etree.ElementTree as E
+ns = "{http://www.w3.org/2000/svg}"
+n, a = (E.parse(f).getroot() for f in sys.argv[1:])
+tasks = [r for r in n.iter(ns + "rect") if r.get("class") == "task"]
+by_pid = {}
+for r in tasks:
+    by_pid.setdefault(r.get("data-pid"), set()).add(r.get("fill"))
+assert all(len(f) == 1 for f in by_pid.values()), "a task drawn in two colours"
+fills = [next(iter(f)) for f in by_pid.values()]
+assert len(by_pid) >= 4 and len(set(fills)) == len(fills), (len(by_pid), fills)
+assert not [r for r in n.iter(ns + "rect") if r.get("class") == "cookie"]
+texts = [t.text for t in n.iter(ns + "text")]
+import re
+assert sum(1 for t in texts if t and re.fullmatch(r"\S+ \(\d+\)", t)) == len(by_pid), texts
+# With cookies, the cookie shows as a band in its colour on the slice.
+bands = [r for r in a.iter(ns + "rect") if r.get("class") == "cookie"]
+assert len(bands) > 10 and len({b.get("fill") for b in bands}) >= 2
+PY'
+"$bin" timeline "$sc" --config Cookie --seed 3 -o "$tmp/default.svg"; rc=$?
+check "default window: the 20 ms report draws (near the first forced idle after 1 s)" \
+  '[ $rc -eq 0 ] && python3 - "$tmp/default.svg" <<"PY"
+import re, sys
+a, b = map(float, re.search(r"seed 3, ([0-9.]+)–([0-9.]+) ms", open(sys.argv[1]).read()).groups())
+assert b - a == 20 and a >= 998, (a, b)
 PY'
 "$bin" timeline "$sc" --cpus 0,4 --to 10ms -o "$tmp/d.svg"; rc=$?
 check "--cpus 0,4 draws two lanes" '[ $rc -eq 0 ] && [ "$(grep -c "class=\"lane\"" "$tmp/d.svg")" -eq 2 ]'
@@ -95,6 +124,14 @@ PY'
 check "report is deterministic" 'cmp -s "$tmp/r.html" "$tmp/r2.html"'
 "$bin" report "$tmp/run.json" -o "$tmp/run.html"; rc=$?
 check "report of a run JSON" '[ $rc -eq 0 ] && grep -q "<table>" "$tmp/run.html"'
+"$bin" timeline "$tmp/run.json" -o "$tmp/default-run.svg"; rc=$?
+check "timeline's default window is the one report draws for the same run" \
+  '[ $rc -eq 0 ] && python3 - "$tmp/default-run.svg" "$tmp/run.html" <<"PY"
+import re, sys
+a, b = re.search(r"seed 3, ([0-9]+)\.000–([0-9]+)\.000 ms", open(sys.argv[1]).read()).groups()
+r = re.search(r"simulated time ([0-9]+)–([0-9]+) ms", open(sys.argv[2]).read()).groups()
+assert (a, b) == r, ((a, b), r)
+PY'
 
 # The report of a sweep: drawn from its numbers alone, one chart per quantity across the points.
 "$bin" sweep "$sc" --param kernel.tunables.migration_cost_ns=100000,500000 --config "No cookie" \
@@ -165,6 +202,11 @@ bad "JSON without scenario_file" "$bin" timeline "$tmp/nofile.json" -o "$tmp/x.s
 bad "scenario_file gone" "$bin" report "$tmp/gone.json" -o "$tmp/x.html"
 bad "bad --from" "$bin" timeline "$sc" --from 1x -o "$tmp/x.svg"
 bad "--from after --to" "$bin" timeline "$sc" --from 2s --to 1s -o "$tmp/x.svg"
+bad "--from equal to --to" "$bin" timeline "$sc" --from 1s --to 1s -o "$tmp/x.svg"
+bad "--from after the run's end" "$bin" timeline "$sc" --from 1000s -o "$tmp/x.svg"
+check "--from after the run's end: no half-written output left" '[ ! -e "$tmp/x.svg" ]'
+"$bin" timeline "$sc" --from 1000s -o /dev/null 2>/dev/null
+check "an error with -o /dev/null leaves /dev/null a device" '[ -c /dev/null ]'
 bad "bad --cpus" "$bin" timeline "$sc" --cpus 3-1 -o "$tmp/x.svg"
 bad "--cpus beyond the machine" "$bin" timeline "$sc" --cpus 9 -o "$tmp/x.svg"
 bad "unknown --config" "$bin" timeline "$tmp/run.json" --config Nope -o "$tmp/x.svg"

@@ -87,6 +87,27 @@ TEST(FtraceReader, TraceCmdReportLayout) {
   EXPECT_EQ(t.events[6].type, TraceEvent::Type::Exit);
 }
 
+// perf script after perf sched record: "COMM TID [CPU] SECS: sched:EVENT: FIELDS", the comm
+// possibly with spaces or dashes, the id possibly PID/TID, no flag column.
+TEST(FtraceReader, PerfScriptLayout) {
+  const ParsedTrace t = scenario::parse_ftrace(
+      "       perf-exec  2170/2171 [001]  5.000100: sched:sched_waking: comm=other task pid=13 "
+      "prio=120 target_cpu=002\n"
+      "     Web Content  2172 [002]  5.000200: sched:sched_switch: prev_comm=Web Content "
+      "prev_pid=2172 prev_prio=120 prev_state=S ==> next_comm=other task next_pid=13 "
+      "next_prio=120\n",
+      "p.txt");
+  ASSERT_EQ(t.events.size(), 2u);
+  EXPECT_EQ(t.events[0].type, TraceEvent::Type::Waking);
+  EXPECT_EQ(t.events[0].pid, 2171);
+  EXPECT_EQ(t.events[0].cpu, 1);
+  EXPECT_FALSE(t.events[0].irq);
+  EXPECT_EQ(t.events[0].ts, 5 * NSEC_PER_SEC + 100000);
+  EXPECT_EQ(t.events[1].type, TraceEvent::Type::Switch);
+  EXPECT_EQ(t.events[1].pid, 2172);
+  EXPECT_EQ(t.nr_cpus, 3);
+}
+
 TEST(FtraceReader, BadInputNamesFileAndLine) {
   const std::string sw =
       "  a-1 [000] d... 1.000000: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 "

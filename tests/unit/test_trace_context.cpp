@@ -19,7 +19,7 @@ using schedlab::testing::KernelFixture;
 
 namespace {
 
-// An FtraceWriter into memory; lines() returns its event lines.
+// An FtraceWriter into memory; lines() ends the trace and returns its event lines.
 struct Traced {
   KernelFixture f;
   char *buf = nullptr;
@@ -32,6 +32,7 @@ struct Traced {
     std::free(buf);
   }
   std::vector<std::string> lines(const std::string &event) {
+    EXPECT_EQ(w.finish(), 0);
     std::fflush(out);
     std::vector<std::string> r;
     std::istringstream in(std::string(buf, size));
@@ -58,11 +59,11 @@ TEST(TraceContext, ABalancingMoveIsPrintedOnTheBalancerInSoftirq) {
   ASSERT_EQ(q->cpu, 2);
   const auto moves = t.lines("sched_migrate_task");
   ASSERT_EQ(moves.size(), 1u);
-  EXPECT_NE(moves[0].find("<idle>-0       [001] d.s. "), std::string::npos) << moves[0];
+  EXPECT_NE(moves[0].find("<idle>-0       [001] d.s.. "), std::string::npos) << moves[0];
   EXPECT_NE(moves[0].find("orig_cpu=0 dest_cpu=2"), std::string::npos) << moves[0];
   bool tick_pelt = false;
   for (const std::string &l : t.lines("lisa__sched_pelt_se"))
-    if (l.find("[000] d.h. ") != std::string::npos && l.find("cpu=0 ") != std::string::npos)
+    if (l.find("[000] d.h.. ") != std::string::npos && l.find("cpu=0 ") != std::string::npos)
       tick_pelt = true;
   EXPECT_TRUE(tick_pelt);
 }
@@ -77,7 +78,7 @@ TEST(TraceContext, AWakeupMoveIsPrintedOnTheWaker) {
   ASSERT_NE(s->cpu, 0);
   const auto moves = t.lines("sched_migrate_task");
   ASSERT_EQ(moves.size(), 1u);
-  EXPECT_NE(moves[0].find("<idle>-0       [003] d... "), std::string::npos) << moves[0];
+  EXPECT_NE(moves[0].find("<idle>-0       [003] d.... "), std::string::npos) << moves[0];
 }
 
 // wake_up_new_task() runs on the parent's CPU: its sched_wakeup_new is printed there, whichever
@@ -93,5 +94,5 @@ TEST(TraceContext, AForkIsPrintedOnTheParentsCpu) {
   ASSERT_EQ(forks.size(), 1u);
   const std::string who = "hog-" + std::to_string(parent->pid);
   EXPECT_NE(forks[0].find(who), std::string::npos) << forks[0];
-  EXPECT_NE(forks[0].find(" [000] d... "), std::string::npos) << forks[0];
+  EXPECT_NE(forks[0].find(" [000] d.... "), std::string::npos) << forks[0];
 }
