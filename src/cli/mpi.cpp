@@ -41,8 +41,8 @@ bool Mpi::gather(experiment::ExperimentResult &r, bool failed) const {
   const std::size_t nruns = r.seeds.size();
   const std::size_t total = r.configs.size() * nruns;
   std::string mine;
-  // Only the runs that finished: after an interrupt (mpirun passes SIGINT and SIGTERM on to
-  // every process) the others are missing, and rank 0 keeps what arrived.
+  // Only the runs that finished: after an interrupt (SIGINT or SIGTERM sent to every process)
+  // the others are missing, and rank 0 keeps what arrived.
   if (!failed)
     for (std::size_t k = static_cast<std::size_t>(rank_); k < total;
          k += static_cast<std::size_t>(size_)) {

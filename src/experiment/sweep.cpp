@@ -126,19 +126,17 @@ SweepResult run_sweep(const std::string &file, const std::vector<SweepParam> &pa
       }
     }
     const std::size_t ran = p.result.configs.size() * p.result.seeds.size();
-    keep_finished_seeds(p.result);
-    if (p.result.partial) {
-      // Stopped early: this point keeps its finished seeds (if any), no later point runs.
-      r.partial = true;
+    // Stopped early: this point keeps its finished seeds (if any), no later point runs. Only
+    // then: under MPI the other processes' runs are missing from this one's result.
+    if (o.stop && o.stop->load()) {
+      keep_finished_seeds(p.result);
+      r.partial = p.result.partial || k + 1 < npoints;
       if (p.result.seeds.empty()) break;
     }
     p.stats = experiment_stats(p.result, tables);
     before += ran;
     r.points.push_back(std::move(p));
-    if (r.partial || (o.stop && o.stop->load() && k + 1 < npoints)) {
-      r.partial = true;
-      break;
-    }
+    if (r.partial) break;
   }
   r.planned_points = npoints;
   for (const auto &point : choices) r.planned_runs += point.size() * o.runs;
