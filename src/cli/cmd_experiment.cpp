@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // schedlab experiment: every configuration of a scenario on the same seeds, compared.
+#include <chrono>
 #include <cstdio>
+#include <memory>
 #include <thread>
 #include <tuple>
 
 #include "cli/commands.h"
+#include "cli/interrupt.h"
 #include "cli/mpi.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "cli/provenance.h"
 #include "experiment/experiment.h"
 #include "experiment/experiment_report.h"
 #include "experiment/sweep.h"
@@ -16,7 +20,9 @@ namespace schedlab::cli {
 namespace {
 
 struct ExperimentArgs {
-  std::string file, runs, jobs, seed_base, json, csv, max_work;
+  std::string file, runs, jobs, seed_base, json, csv;
+  LoadLimitArgs max_work;
+  RunLimitArgs limits;
   std::vector<std::string> configs;
   KernelParamArgs kernel;           // --feature, --tunable (and experiment's --param)
   std::vector<std::string> params;  // sweep's --param
@@ -93,6 +99,9 @@ int options_from(const ExperimentArgs &a, const char *cmd, experiment::Experimen
     }
     o.jobs = static_cast<unsigned>(*v);
   }
+  const auto events = max_events(cmd, a.limits);
+  if (!events) return kExitBadInput;
+  o.max_events = *events;
   if (!a.seed_base.empty()) {
     o.seed_base = parse_u64(a.seed_base);
     if (!o.seed_base) {
@@ -127,9 +136,39 @@ int start_mpi(const ExperimentArgs &a, const char *cmd, experiment::ExperimentOp
   return 0;
 }
 
+// The options as typed, for the result's "options".
+nlohmann::ordered_json options_json(const ExperimentArgs &a) {
+  OptionsJson o;
+  o.add("config", a.configs)
+      .add("runs", a.runs)
+      .add("seed_base", a.seed_base)
+      .add("feature", a.kernel.features)
+      .add("tunable", a.kernel.tunables)
+      .add("param", a.kernel.params.empty() ? a.params : a.kernel.params)
+      .add("check", a.check)
+      .add("wasted_threshold", a.wasted_threshold)
+      .add("max_work", a.max_work.max_work)
+      .add("max_duration", a.max_work.max_duration)
+      .add("max_events", a.limits.max_events)
+      .add("max_wall", a.limits.max_wall);
+  return o.json();
+}
+
+// After a stop: one line on stderr, and the note that heads the text output.
+std::string partial_note(const char *cmd, bool wall_expired, std::size_t finished,
+                         std::size_t planned, const char *what) {
+  std::fprintf(stderr, "schedlab %s: %s; %zu of %zu %s finished, the result is partial\n", cmd,
+               wall_expired ? "--max-wall reached" : "interrupted", finished, planned, what);
+  return "PARTIAL: stopped early (" + std::string(wall_expired ? "--max-wall" : "interrupted") +
+         "); " + std::to_string(finished) + " of " + std::to_string(planned) + " " + what +
+         " finished, the statistics below cover those only\n";
+}
+
 int cmd_experiment(const ExperimentArgs &a) {
   experiment::ExperimentOptions o;
   if (int rc = options_from(a, "experiment", o)) return rc;
+  std::optional<std::chrono::nanoseconds> wall;
+  if (!parse_max_wall("experiment", a.limits.max_wall, wall)) return kExitBadInput;
   if (int rc = apply_max_work("experiment", a.max_work)) return rc;
   std::unique_ptr<Mpi> mpi;
   if (int rc = start_mpi(a, "experiment", o, mpi)) return rc;
@@ -150,6 +189,8 @@ int cmd_experiment(const ExperimentArgs &a) {
     if (int rc = open_outputs(a, "experiment", json_out, csv_out)) return rc;
   experiment::ExperimentResult r;
   bool failed = false;
+  auto stop = std::make_unique<StopOnSignal>(true, wall);
+  o.stop = &stop->flag();
   try {
     Progress progress("schedlab experiment");
     if (root)
@@ -160,26 +201,49 @@ int cmd_experiment(const ExperimentArgs &a) {
   } catch (const std::invalid_argument &e) {  // e.g. a configuration the simulation rejects
     std::fprintf(stderr, "schedlab experiment: %s\n", e.what());
     failed = true;
+  } catch (const experiment::RunLimitError &e) {
+    std::fprintf(stderr, "schedlab experiment: %s\n", e.what());
+    failed = true;
   }
+  const bool wall_expired = stop->wall_expired();
   if (mpi && !mpi->gather(r, failed) && !failed) {
     std::fprintf(stderr, "schedlab experiment: a run failed in another MPI process\n");
     failed = true;
   }
-  if (failed) return kExitBadInput;
+  stop.reset();
+  if (failed) {
+    json_out.discard();
+    csv_out.discard();
+    return kExitBadInput;
+  }
   if (!root) return 0;
+  experiment::keep_finished_seeds(r);
+  std::string note;
+  if (r.partial)
+    note = partial_note("experiment", wall_expired, r.seeds.size() * r.configs.size(),
+                        r.planned_runs * r.configs.size(), "runs");
   const experiment::ExperimentStats st = experiment::experiment_stats(r);
-  if (json_out.wanted())
-    if (int rc = json_out.write(experiment::experiment_to_json(r, st).dump(2) + "\n")) return rc;
+  if (json_out.wanted()) {
+    nlohmann::ordered_json j = experiment::experiment_to_json(r, st);
+    if (r.partial) j["stop_reason"] = wall_expired ? "max-wall" : "interrupted";
+    j["scenario_source"] = scenario_source_json(s.file, s.source, a.json);
+    j["options"] = options_json(a);
+    if (int rc = json_out.write(j.dump(2) + "\n")) return rc;
+  }
   if (csv_out.wanted())
     if (int rc = csv_out.write(experiment::experiment_csv(r))) return rc;
-  std::fputs(experiment::experiment_table(r, st).c_str(),
-             text_stream(a.json == "-" || a.csv == "-"));
-  return report_violations(r);
+  std::FILE *text = text_stream(a.json == "-" || a.csv == "-");
+  std::fputs(note.c_str(), text);
+  std::fputs(experiment::experiment_table(r, st).c_str(), text);
+  const int rc = report_violations(r);
+  return r.partial ? kExitInterrupted : rc;
 }
 
 int cmd_sweep(const ExperimentArgs &a) {
   experiment::ExperimentOptions o;
   if (int rc = options_from(a, "sweep", o)) return rc;
+  std::optional<std::chrono::nanoseconds> wall;
+  if (!parse_max_wall("sweep", a.limits.max_wall, wall)) return kExitBadInput;
   if (int rc = apply_max_work("sweep", a.max_work)) return rc;
   if (a.check) {
     std::fprintf(stderr, "schedlab sweep: --check is for run and experiment\n");
@@ -199,6 +263,8 @@ int cmd_sweep(const ExperimentArgs &a) {
   if (root)
     if (int rc = open_outputs(a, "sweep", json_out, csv_out)) return rc;
   experiment::SweepResult r;
+  auto stop = std::make_unique<StopOnSignal>(true, wall);
+  o.stop = &stop->flag();
   try {
     Progress progress("schedlab sweep");
     if (root)
@@ -217,14 +283,34 @@ int cmd_sweep(const ExperimentArgs &a) {
   } catch (const std::invalid_argument &e) {
     std::fprintf(stderr, "schedlab sweep: %s\n", e.what());
     return kExitBadInput;
+  } catch (const experiment::RunLimitError &e) {
+    std::fprintf(stderr, "schedlab sweep: %s\n", e.what());
+    json_out.discard();
+    csv_out.discard();
+    return kExitBadInput;
   }
+  const bool wall_expired = stop->wall_expired();
+  stop.reset();
   if (!root) return 0;
-  if (json_out.wanted())
-    if (int rc = json_out.write(experiment::sweep_to_json(r).dump(2) + "\n")) return rc;
+  std::string note;
+  if (r.partial) {
+    std::size_t finished = 0;
+    for (const auto &p : r.points) finished += p.result.seeds.size() * p.result.configs.size();
+    note = partial_note("sweep", wall_expired, finished, r.planned_runs, "runs");
+  }
+  if (json_out.wanted()) {
+    nlohmann::ordered_json j = experiment::sweep_to_json(r);
+    if (r.partial) j["stop_reason"] = wall_expired ? "max-wall" : "interrupted";
+    j["scenario_source"] = scenario_source_json(a.file, r.scenario_source, a.json);
+    j["options"] = options_json(a);
+    if (int rc = json_out.write(j.dump(2) + "\n")) return rc;
+  }
   if (csv_out.wanted())
     if (int rc = csv_out.write(experiment::sweep_csv(r))) return rc;
-  std::fputs(experiment::sweep_table(r).c_str(), text_stream(a.json == "-" || a.csv == "-"));
-  return 0;
+  std::FILE *text = text_stream(a.json == "-" || a.csv == "-");
+  std::fputs(note.c_str(), text);
+  std::fputs(experiment::sweep_table(r).c_str(), text);
+  return r.partial ? kExitInterrupted : 0;
 }
 
 // The options experiment and sweep share.
@@ -249,6 +335,7 @@ void add_common_options(CLI::App *c, ExperimentArgs &ex) {
       ->allow_extra_args(false)
       ->type_name("NAME");
   add_max_work_option(c, ex.max_work);
+  add_run_limit_options(c, ex.limits);
   c->add_flag("--mpi", ex.mpi,
               "Under mpirun: spread the runs over the ranks; rank 0 writes the results");
   c->allow_extras(false);

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // schedlab measure: a scenario's workload run for real on this host.
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <set>
 
 #include "cli/commands.h"
+#include "cli/interrupt.h"
 #include "cli/output.h"
 #include "experiment/experiment_report.h"
 #include "machine/host_topology.h"
@@ -20,13 +21,6 @@
 
 namespace schedlab::cli {
 namespace {
-
-std::atomic<bool> g_interrupt{false};
-static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
-
-extern "C" void on_sigint(int) {
-  g_interrupt.store(true);
-}
 
 // An Unsupported message starts with "measure: " or with the scenario's file:line.
 void print_unsupported(const std::string &msg) {
@@ -87,17 +81,14 @@ int cmd_measure(const std::string &file, const std::string &config_name,
   }
 
   // From here on Ctrl-C only sets the flag: the threads stop, the partial result is printed.
-  struct sigaction sa = {};
-  struct sigaction old_sa = {};
-  sa.sa_handler = on_sigint;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &old_sa);
+  auto stop = std::make_unique<StopOnSignal>(/*sigterm=*/false);
+  const std::atomic<bool> &interrupt = stop->flag();
   host.ns_per_loop = real::calibrate_ns_per_loop();
   std::vector<real::MeasureResult> results;
   int rc = 0;
   try {
-    for (u64 i = 0; i < *runs && !g_interrupt.load(); i++) {
-      results.push_back(real::run_measure(s, config, host, g_interrupt));
+    for (u64 i = 0; i < *runs && !interrupt.load(); i++) {
+      results.push_back(real::run_measure(s, config, host, interrupt));
       if (*runs > 1)
         std::fprintf(text_stream(json_out.to_stdout()), "run %llu: %.3f s%s\n",
                      static_cast<unsigned long long>(i + 1),
@@ -111,7 +102,7 @@ int cmd_measure(const std::string &file, const std::string &config_name,
     std::fprintf(stderr, "schedlab measure: %s\n", e.what());
     rc = kExitError;
   }
-  sigaction(SIGINT, &old_sa, nullptr);
+  stop.reset();
   if (results.empty()) {
     json_out.discard();
     return rc ? rc : kExitInterrupted;
@@ -234,25 +225,20 @@ int cmd_measure_vm(const std::string &file, const std::vector<std::string> &conf
     std::fprintf(stderr, "schedlab measure: %s\n", line.c_str());
   };
 
-  struct sigaction sa = {};
-  struct sigaction old_int = {}, old_term = {};
-  sa.sa_handler = on_sigint;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
+  auto stop = std::make_unique<StopOnSignal>();
+  const std::atomic<bool> &interrupt = stop->flag();
   vm::TwinResult r;
   int rc = 0;
   try {
-    r = vm::run_twin(s, o, g_interrupt);
+    r = vm::run_twin(s, o, interrupt);
   } catch (const vm::TwinUnsupported &e) {
     std::fprintf(stderr, "schedlab measure: %s\n", e.what());
     rc = kExitUnsupported;
   } catch (const std::exception &e) {
     std::fprintf(stderr, "schedlab measure: %s\n", e.what());
-    rc = g_interrupt.load() ? kExitInterrupted : kExitError;
+    rc = interrupt.load() ? kExitInterrupted : kExitError;
   }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
+  stop.reset();
   if (rc) {
     json_out.discard();
     csv_out.discard();

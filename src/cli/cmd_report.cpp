@@ -59,7 +59,7 @@ std::string excerpt_config(const nlohmann::json &j, const scenario::Scenario &s)
 // and the timeline excerpt. Throws report::InputError and nlohmann::json::exception.
 std::string replayed_report(const report::ResultFile &r, const std::string &input) {
   const report::RunChoice first = report::choose_run(r, std::nullopt, std::nullopt);
-  report::Rerun base = report::prepare_rerun(r.scenario_file, first);
+  report::Rerun base = report::prepare_rerun(r, first);
   report::ReportExtras x;
   x.scenario_description = base.scenario.description;
 
@@ -74,7 +74,7 @@ std::string replayed_report(const report::ResultFile &r, const std::string &inpu
   for (std::size_t i = 0; i < names.size(); i++) {
     report::RunChoice c = first;
     if (r.experiment) c.config = names[i];
-    const report::Rerun rep = report::prepare_rerun(r.scenario_file, c);
+    const report::Rerun rep = report::prepare_rerun(r, c);
     // The excerpt starts near the first forced idle after 1 s (or in the run's first part).
     const report::LatencyRerun lr = report::rerun_latency(rep, report::kRepresentativeAfter);
     const observe::Histogram &h = lr.wakeup_latency;
@@ -90,7 +90,7 @@ std::string replayed_report(const report::ResultFile &r, const std::string &inpu
 
   report::RunChoice ec = first;
   ec.config = excerpt;
-  const report::Rerun rep = report::prepare_rerun(r.scenario_file, ec);
+  const report::Rerun rep = report::prepare_rerun(r, ec);
   const report::Window win = report::representative_window(fi_at, end, kExcerpt);
   const Time from = win.from;
   Time to = win.to;
@@ -117,7 +117,8 @@ std::string replayed_report(const report::ResultFile &r, const std::string &inpu
   return report::html_report(r.json, x);
 }
 
-int cmd_report(const std::string &input, const std::string &out_path, const std::string &max_work) {
+int cmd_report(const std::string &input, const std::string &out_path,
+               const LoadLimitArgs &max_work) {
   if (int rc = apply_max_work("report", max_work)) return rc;
   auto bad = [](const std::string &msg) {
     std::fprintf(stderr, "schedlab report: %s\n", msg.c_str());
@@ -130,6 +131,7 @@ int cmd_report(const std::string &input, const std::string &out_path, const std:
   } catch (const report::InputError &e) {
     return bad(e.what());
   }
+  if (!r.warning.empty()) std::fprintf(stderr, "schedlab report: warning: %s\n", r.warning.c_str());
   Output out;
   if (!out.open("report", "-o", out_path)) return kExitError;
   auto fail = [&](const std::string &msg) {
@@ -152,7 +154,8 @@ int cmd_report(const std::string &input, const std::string &out_path, const std:
 
 Command add_report_command(CLI::App &app) {
   struct Args {
-    std::string input, out, max_work;
+    std::string input, out;
+    LoadLimitArgs max_work;
   };
   auto a = std::make_shared<Args>();
   CLI::App *cmd = app.add_subcommand(

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // schedlab run: one run of a scenario, its summary, JSON and traces.
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <tuple>
 
 #include "cli/commands.h"
+#include "cli/interrupt.h"
 #include "cli/output.h"
+#include "cli/provenance.h"
 #include "engine/simulation.h"
 #include "experiment/result_json.h"
 #include "experiment/summary.h"
@@ -38,7 +41,8 @@ std::optional<Time> wasted_threshold(const char *cmd, const std::string &text) {
 
 int cmd_run(const std::string &file, const std::string &config, std::optional<u64> seed,
             const std::string &json, const KernelParamArgs &kernel, const TraceOptions &trace,
-            const CheckOptions &check, bool latency) {
+            const CheckOptions &check, bool latency, u64 max_events,
+            std::optional<std::chrono::nanoseconds> max_wall, const OptionsJson &options) {
   scenario::Scenario s;
   scenario::ConfigChoice choice;
   try {
@@ -140,7 +144,25 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
     sim->enable_check(*threshold);
   }
   if (!json_out.open("run", "--json", json)) return kExitError;
+  // Ctrl-C, SIGTERM and --max-wall stop the run at simulated time T: the result is the tasks'
+  // state at T, marked partial. --max-events is an error: a run that long is a runaway.
+  auto stop = std::make_unique<StopOnSignal>(true, max_wall);
+  sim->set_stop(&stop->flag(), max_events);
   const engine::RunResult r = sim->run();
+  const bool wall_expired = stop->wall_expired();
+  stop.reset();
+  if (r.stop == engine::RunResult::Stop::EventLimit) {
+    json_out.discard();
+    trace_out.discard();
+    json_trace_out.discard();
+    std::fprintf(stderr,
+                 "schedlab run: the run reached the limit of %llu events (--max-events) at "
+                 "simulated time %.9f s; raise --max-events\n",
+                 static_cast<unsigned long long>(max_events),
+                 static_cast<double>(r.metrics.end_ns) / 1e9);
+    return kExitBadInput;
+  }
+  const bool partial = r.stop == engine::RunResult::Stop::Interrupted;
   if (writer)
     if (int err = writer->finish()) {
       std::fprintf(stderr, "schedlab run: --trace %s: write failed: %s\n", trace.file.c_str(),
@@ -151,9 +173,29 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
   if (int rc = trace_out.close()) return rc;
   if (int rc = json_trace_out.close()) return rc;
   const bool data_on_stdout = json == "-" || trace.file == "-" || trace.json == "-";
+  if (partial)
+    std::fprintf(text_stream(data_on_stdout),
+                 "PARTIAL: stopped at simulated time %.9f s; the figures cover [0, %.9f s)\n",
+                 static_cast<double>(r.metrics.end_ns) / 1e9,
+                 static_cast<double>(r.metrics.end_ns) / 1e9);
   std::fputs(experiment::run_summary(r, s).c_str(), text_stream(data_on_stdout));
   if (latency) std::fputs(experiment::latency_table(r).c_str(), text_stream(data_on_stdout));
-  if (int rc = json_out.write(experiment::run_to_json(r, s).dump(2) + "\n")) return rc;
+  if (json_out.wanted()) {
+    nlohmann::ordered_json j = experiment::run_to_json(r, s);
+    j["partial"] = partial;
+    if (partial) {
+      j["stop_reason"] = wall_expired ? "max-wall" : "interrupted";
+      j["stopped_at_ns"] = r.metrics.end_ns;
+      j["runs_finished"] = 0;
+    }
+    j["scenario_source"] = scenario_source_json(s.file, s.source, json);
+    j["options"] = options.json();
+    if (int rc = json_out.write(j.dump(2) + "\n")) return rc;
+  }
+  if (partial)
+    std::fprintf(stderr, "schedlab run: %s at simulated time %.9f s; wrote the partial result\n",
+                 wall_expired ? "--max-wall reached" : "interrupted",
+                 static_cast<double>(r.metrics.end_ns) / 1e9);
   if (r.check && r.check->violations) {
     for (const auto &v : r.check->first)
       std::fprintf(stderr, "schedlab run: invariant violated at %s\n",
@@ -161,16 +203,18 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
     if (r.check->violations > r.check->first.size())
       std::fprintf(stderr, "schedlab run: %llu invariant violations in all\n",
                    static_cast<unsigned long long>(r.check->violations));
-    return kExitInvariant;
+    return partial ? kExitInterrupted : kExitInvariant;
   }
-  return 0;
+  return partial ? kExitInterrupted : 0;
 }
 
 }  // namespace
 
 Command add_run_command(CLI::App &app) {
   struct Args {
-    std::string file, config, json, seed, max_work;
+    std::string file, config, json, seed;
+    LoadLimitArgs max_work;
+    RunLimitArgs limits;
     KernelParamArgs kernel;
     TraceOptions trace;
     CheckOptions check;
@@ -217,6 +261,7 @@ Command add_run_command(CLI::App &app) {
       ->type_name("DURATION");
   add_kernel_param_options(run, a->kernel);
   add_max_work_option(run, a->max_work);
+  add_run_limit_options(run, a->limits);
   run->allow_extras(false);
   return {run, [a] {
             if (int rc = apply_max_work("run", a->max_work)) return rc;
@@ -230,8 +275,24 @@ Command add_run_command(CLI::App &app) {
                 return kExitBadInput;
               }
             }
+            const auto events = max_events("run", a->limits);
+            if (!events) return kExitBadInput;
+            std::optional<std::chrono::nanoseconds> wall;
+            if (!parse_max_wall("run", a->limits.max_wall, wall)) return kExitBadInput;
+            OptionsJson o;
+            o.add("config", a->config)
+                .add("seed", a->seed)
+                .add("feature", a->kernel.features)
+                .add("tunable", a->kernel.tunables)
+                .add("param", a->kernel.params)
+                .add("check", a->check.on)
+                .add("wasted_threshold", a->check.wasted_threshold)
+                .add("max_work", a->max_work.max_work)
+                .add("max_duration", a->max_work.max_duration)
+                .add("max_events", a->limits.max_events)
+                .add("max_wall", a->limits.max_wall);
             return cmd_run(a->file, a->config, seed, a->json, a->kernel, a->trace, a->check,
-                           a->latency);
+                           a->latency, *events, wall, o);
           }};
 }
 

@@ -22,16 +22,26 @@ constexpr Time kDefaultWindow = 50 * NSEC_PER_MSEC;
 constexpr Time kRepresentativeLength = 20 * NSEC_PER_MSEC;
 
 struct TimelineArgs {
-  std::string input, config, seed, from, to, cpus, out, max_work;
+  std::string input, config, seed, from, to, cpus, out;
+  LoadLimitArgs max_work;
   bool util = false;
 };
 
-// A result JSON starts with '{'; a TOML scenario never does.
+// A result JSON starts with '{'; a TOML scenario never does. An rt-app scenario does too: a
+// result is an object with "config" and "seed", "configs" or "params" (the rest, including JSON
+// that does not parse, is left to read_result's messages unless it is rt-app's).
 bool is_json(const std::string &path) {
   std::ifstream in(path);
   char c = 0;
   in >> std::ws >> c;
-  return in && c == '{';
+  if (!in || c != '{') return false;
+  in.seekg(0);
+  const auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false,
+                                       /*ignore_comments=*/true);
+  if (j.is_discarded() || !j.is_object()) return true;
+  const bool result =
+      (j.contains("config") && j.contains("seed")) || j.contains("configs") || j.contains("params");
+  return result || !j.contains("tasks") || j["tasks"].is_array();
 }
 
 int cmd_timeline(const TimelineArgs &a) {
@@ -68,18 +78,19 @@ int cmd_timeline(const TimelineArgs &a) {
   observe::Timeline tl;
   report::Rerun replay;
   try {
-    std::string scenario_file = a.input;
     report::RunChoice choice;
     const bool json = is_json(a.input);
     if (json) {
       const report::ResultFile r = report::read_result(a.input);
-      scenario_file = r.scenario_file;
+      if (!r.warning.empty())
+        std::fprintf(stderr, "schedlab timeline: warning: %s\n", r.warning.c_str());
       choice =
           report::choose_run(r, a.config.empty() ? std::nullopt : std::optional(a.config), seed);
+      replay = report::prepare_rerun(r, choice);
     } else {
       choice.config = a.config;
+      replay = report::prepare_rerun(a.input, choice);
     }
-    replay = report::prepare_rerun(scenario_file, choice);
     if (!json) replay.seed = seed.value_or(replay.scenario.seed);
     if (representative) {
       const report::LatencyRerun lr = report::rerun_latency(replay, report::kRepresentativeAfter);

@@ -17,13 +17,24 @@ constexpr int kExitError = 1;          // a runtime or I/O error, printed with t
 constexpr int kExitBadInput = 2;       // bad input or usage: one line names file, line and field
 constexpr int kExitUnsupported = 3;    // this host cannot do what was asked (measure, topology)
 constexpr int kExitInvariant = 4;      // an invariant of the model was violated (--check)
-constexpr int kExitInterrupted = 130;  // measure: stopped by SIGINT (128 + 2, as a shell says)
+constexpr int kExitInterrupted = 130;  // stopped by SIGINT/SIGTERM or --max-wall (128 + 2)
 
-// --max-work N (run, experiment, sweep, timeline, report): sets the limit of
-// scenario/limits.h; 0 after setting it or when not given, else the exit status.
-int apply_max_work(const char *cmd, const std::string &text);
-// Adds --max-work to a command.
-void add_max_work_option(CLI::App *c, std::string &text);
+// --max-work N and --max-duration DURATION (run, experiment, sweep, timeline, report): set the
+// limits of scenario/limits.h; 0 after setting them or when not given, else the exit status.
+struct LoadLimitArgs {
+  std::string max_work, max_duration;
+};
+int apply_max_work(const char *cmd, const LoadLimitArgs &a);
+// Adds --max-work and --max-duration to a command.
+void add_max_work_option(CLI::App *c, LoadLimitArgs &a);
+
+// --max-events N and --max-wall DURATION (run, experiment, sweep): how far a run may go.
+struct RunLimitArgs {
+  std::string max_events, max_wall;
+};
+void add_run_limit_options(CLI::App *c, RunLimitArgs &a);
+// --max-events as a number (0 when not given); nullopt after printing the error.
+std::optional<u64> max_events(const char *cmd, const RunLimitArgs &a);
 
 // --feature NAME=V, --tunable NAME=V and --param PATH=V: the kernel switches of run, experiment
 // and replay. --feature and --tunable are shorthands for --param kernel.features.NAME=V and

@@ -70,7 +70,8 @@ int cmd_help(const std::string &topic, CLI::App &app) {
       "  2    bad input or usage: one line names the file, line and field, or the flag\n"
       "  3    unsupported on this host (measure, topology --host)\n"
       "  4    an invariant of the model was violated (--check)\n"
-      "  130  measure was interrupted (Ctrl-C) and printed its partial result\n"
+      "  130  interrupted (Ctrl-C, SIGTERM, --max-wall): run, experiment, sweep and measure\n"
+      "       write what finished, marked \"partial\": true\n"
       "\nHelp topics: schedlab help features | tunables | stats\n"
       "Scenario format: docs/scenario-format.md; every command: docs/cli.md\n");
   return 0;

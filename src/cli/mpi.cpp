@@ -41,10 +41,14 @@ bool Mpi::gather(experiment::ExperimentResult &r, bool failed) const {
   const std::size_t nruns = r.seeds.size();
   const std::size_t total = r.configs.size() * nruns;
   std::string mine;
+  // Only the runs that finished: after an interrupt (SIGINT or SIGTERM sent to every process)
+  // the others are missing, and rank 0 keeps what arrived.
   if (!failed)
     for (std::size_t k = static_cast<std::size_t>(rank_); k < total;
-         k += static_cast<std::size_t>(size_))
-      experiment::encode_run(k, r.configs[k / nruns].runs[k % nruns], mine);
+         k += static_cast<std::size_t>(size_)) {
+      const auto [ci, si] = experiment::work_item(k, r.configs.size());
+      if (r.configs[ci].runs[si].done) experiment::encode_run(k, r.configs[ci].runs[si], mine);
+    }
   int any_failed = 0, me_failed = failed ? 1 : 0;
   MPI_Allreduce(&me_failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (any_failed) return false;
@@ -70,7 +74,9 @@ bool Mpi::gather(experiment::ExperimentResult &r, bool failed) const {
     while (!in.empty()) {
       auto [k, run] = experiment::decode_run(in);
       if (k >= total) throw std::runtime_error("a gathered run names no work item");
-      r.configs[k / nruns].runs[k % nruns] = std::move(run);
+      const auto [ci, si] = experiment::work_item(k, r.configs.size());
+      r.configs[ci].runs[si] = std::move(run);
+      r.configs[ci].runs[si].done = true;
     }
   }
   return true;

@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "scenario/limits.h"
+#include "scenario/scenario.h"
 
 namespace schedlab::cli {
 
@@ -17,16 +18,49 @@ std::optional<u64> parse_u64(const std::string &s) {
   return static_cast<u64>(v);
 }
 
-int apply_max_work(const char *cmd, const std::string &text) {
-  if (text.empty()) return 0;
-  const auto v = parse_u64(text);
-  if (!v || *v < 1) {
-    std::fprintf(stderr, "schedlab %s: --max-work %s: expected an integer from 1 to 2^64-1\n", cmd,
-                 text.c_str());
-    return kExitBadInput;
+int apply_max_work(const char *cmd, const LoadLimitArgs &a) {
+  if (!a.max_work.empty()) {
+    const auto v = parse_u64(a.max_work);
+    if (!v || *v < 1) {
+      std::fprintf(stderr, "schedlab %s: --max-work %s: expected an integer from 1 to 2^64-1\n",
+                   cmd, a.max_work.c_str());
+      return kExitBadInput;
+    }
+    scenario::set_max_work(*v);
   }
-  scenario::set_max_work(*v);
+  if (!a.max_duration.empty()) {
+    std::string why;
+    const auto d = scenario::parse_duration(a.max_duration, &why);
+    if (!d) {
+      std::fprintf(stderr, "schedlab %s: --max-duration %s: %s\n", cmd, a.max_duration.c_str(),
+                   why.c_str());
+      return kExitBadInput;
+    }
+    scenario::set_max_duration_ns(*d);
+  }
   return 0;
+}
+
+void add_run_limit_options(CLI::App *c, RunLimitArgs &a) {
+  c->add_option("--max-events", a.max_events,
+                "Fail a run (exit 2, no result written) that handles more than N simulator "
+                "events (default: no limit)")
+      ->type_name("N");
+  c->add_option("--max-wall", a.max_wall,
+                "Stop after this much wall-clock time (e.g. 30s) as Ctrl-C does: write what "
+                "finished, marked partial, exit 130")
+      ->type_name("DURATION");
+}
+
+std::optional<u64> max_events(const char *cmd, const RunLimitArgs &a) {
+  if (a.max_events.empty()) return 0;
+  const auto v = parse_u64(a.max_events);
+  if (!v || *v < 1) {
+    std::fprintf(stderr, "schedlab %s: --max-events %s: expected an integer from 1 to 2^64-1\n",
+                 cmd, a.max_events.c_str());
+    return std::nullopt;
+  }
+  return v;
 }
 
 void add_kernel_param_options(CLI::App *c, KernelParamArgs &a, bool with_param) {
@@ -70,11 +104,15 @@ std::vector<scenario::KeyOverride> kernel_params(const KernelParamArgs &a) {
   return out;
 }
 
-void add_max_work_option(CLI::App *c, std::string &text) {
-  c->add_option("--max-work", text,
+void add_max_work_option(CLI::App *c, LoadLimitArgs &a) {
+  c->add_option("--max-work", a.max_work,
                 "Refuse scenarios that ask for more phase executions than this (tasks x loops x "
                 "phases; default 1000000000)")
       ->type_name("N");
+  c->add_option("--max-duration", a.max_duration,
+                "Refuse scenarios whose simulated duration is longer than this (default 30 days, "
+                "2592000s)")
+      ->type_name("DURATION");
 }
 
 }  // namespace schedlab::cli

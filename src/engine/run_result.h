@@ -22,6 +22,10 @@ struct RunResult {
   kernel::KernelConfig kernel;
   observe::RunMetrics metrics;
   u64 events = 0;
+  // Why the run ended before its scenario did (Simulation::set_stop()): it then ends at the
+  // simulated time of its last event, a partial run.
+  enum class Stop { None, Interrupted, EventLimit };
+  Stop stop = Stop::None;
   // Tasks that were to finish but were asleep for good when nothing was left to happen (the
   // event queue ran dry): a deadlock in the workload, or a lost wakeup. By comm.
   std::vector<std::string> stuck_tasks;

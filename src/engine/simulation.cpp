@@ -405,9 +405,25 @@ RunResult Simulation::run() {
   u64 nr = 0;
   const Time limit = s_.duration_ns ? s_.duration_ns : kTimeNever;
   bool any_finite = finite_left_ > 0;
+  // The event count at which to look at the stop flag and the event limit next.
+  u64 check_at = ~u64{0};
+  if (stop_) check_at = kStopPollEvents;
+  if (max_events_) check_at = std::min(check_at, max_events_);
   while (!events_.empty()) {
     if (any_finite && finite_left_ == 0) break;
     if (events_.next_time() > limit) break;
+    if (nr >= check_at) [[unlikely]] {
+      if (max_events_ && nr >= max_events_) {
+        r.stop = RunResult::Stop::EventLimit;
+        break;
+      }
+      if (stop_ && stop_->load(std::memory_order_relaxed)) {
+        r.stop = RunResult::Stop::Interrupted;
+        break;
+      }
+      check_at = stop_ ? nr + kStopPollEvents : ~u64{0};
+      if (max_events_) check_at = std::min(check_at, max_events_);
+    }
     const auto f = events_.pop();
     now_ = f.time;
     kernel_->set_clock(now_);
@@ -420,8 +436,9 @@ RunResult Simulation::run() {
   if (events_.empty() && finite_left_ > 0)
     for (const auto &w : work_)
       if (w.finite && w.act.kind != Action::Kind::Exit) r.stuck_tasks.push_back(w.p->comm);
-  const Time end =
-      (any_finite && finite_left_ == 0) ? now_ : (s_.duration_ns ? s_.duration_ns : now_);
+  const Time end = (any_finite && finite_left_ == 0) || r.stop != RunResult::Stop::None
+                       ? now_
+                       : (s_.duration_ns ? s_.duration_ns : now_);
   now_ = end;
   std::vector<const task_struct *> tasks;
   for (const auto &w : work_) tasks.push_back(w.p);

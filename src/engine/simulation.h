@@ -4,6 +4,7 @@
 // one seed. The simulation also plays the hardware: it knows how fast each CPU's current
 // task progresses (SMT co-running, context switch and cache-refill costs) and tells the
 // workload when an action is done.
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -39,6 +40,14 @@ class Simulation : public kernel::CpuHooks {
   // Attaches an invariant checker (`--check`) to this run; its report lands in RunResult::check.
   // Without it no checking work is done.
   void enable_check(Time wasted_threshold = observe::InvariantChecker::kDefaultWastedThreshold);
+  // Lets the run stop early: once *stop is true (polled every kStopPollEvents events: SIGINT,
+  // a wall-clock limit) or after `max_events` events (0: no limit). The result then ends at the
+  // last event handled, with RunResult::stop saying why. Without it the loop pays one compare.
+  static constexpr u64 kStopPollEvents = 4096;
+  void set_stop(const std::atomic<bool> *stop, u64 max_events = 0) {
+    stop_ = stop;
+    max_events_ = max_events;
+  }
   void cpu_switched(int cpu, kernel::task_struct *prev, kernel::task_struct *next) override;
 
  private:
@@ -125,6 +134,8 @@ class Simulation : public kernel::CpuHooks {
   std::unique_ptr<observe::InvariantChecker> checker_;
   Time now_ = 0;
   int finite_left_ = 0;
+  const std::atomic<bool> *stop_ = nullptr;
+  u64 max_events_ = 0;
 };
 
 }  // namespace schedlab::engine

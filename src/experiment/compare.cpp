@@ -215,6 +215,41 @@ void compare_experiments(Builder &bl, const ordered_json &a, const ordered_json 
         if (seen.count(std::string("mean_") + st.name) == 0)
           if (auto x = run_stat_mean(*ca, st), y = run_stat_mean(*it->second, st); x && y)
             bl.c.rows.push_back({fmt::format("config {} {} (mean per run)", name, st.name), x, y});
+  // Per-run completion and forced idle: significance of B - A per configuration.
+  for (const auto &[name, ca] : ka) {
+    const auto it = kb.find(name);
+    if (it == kb.end()) continue;
+    const ordered_json &cb = *it->second;
+    auto runs_of = [](const ordered_json &c, const char *key, std::vector<double> &v,
+                      std::vector<double> &seeds) {
+      if (!c.contains("runs") || !c["runs"].is_array()) return;
+      for (const ordered_json &r : c["runs"])
+        if (r.contains(key) && r[key].is_number()) {
+          v.push_back(r[key].get<double>());
+          seeds.push_back(r.contains("seed") && r["seed"].is_number() ? r["seed"].get<double>()
+                                                                      : -1);
+        }
+    };
+    for (const char *key : {"completion_time_s", "forceidle_ns"}) {
+      std::vector<double> xa, xb, sa, sb;
+      runs_of(*ca, key, xa, sa);
+      runs_of(cb, key, xb, sb);
+      if (xa.size() < 2 || xb.size() < 2) continue;
+      CompareTest t;
+      t.config = name;
+      t.metric = key;
+      t.n_a = xa.size();
+      t.n_b = xb.size();
+      if (sa == sb) {
+        t.test = "paired t";
+        t.t = stats::paired_t(xb, xa);
+      } else {
+        t.test = "Welch t";
+        t.t = stats::welch_t(xb, xa);
+      }
+      bl.c.tests.push_back(t);
+    }
+  }
   if (a.contains("comparisons") && b.contains("comparisons") && a["comparisons"].is_array() &&
       b["comparisons"].is_array())
     match(bl, a["comparisons"], b["comparisons"], "comparison",
@@ -226,6 +261,53 @@ void compare_experiments(Builder &bl, const ordered_json &a, const ordered_json 
            {"cut ci95 low (%)", "cut_ci95_low_pct"},
            {"cut ci95 high (%)", "cut_ci95_high_pct"},
            {"wakeups onto another cookie's core (points)", "wakeups_other_cookie_change_points"}});
+}
+
+// How the table shows a metric: every time in ms. A label's "(s)", "(ns)" or "(us)", or a word
+// ending in _s, _ns or _us (a JSON key), names the unit of the value.
+struct Shown {
+  std::string label;
+  double scale = 1;
+};
+Shown shown(const std::string &metric) {
+  static const std::pair<const char *, double> kUnits[] = {
+      {"(ns)", 1e-6}, {"(us)", 1e-3}, {"(s)", 1e3}};
+  for (const auto &[u, f] : kUnits) {
+    const std::string unit(u);
+    if (metric.size() > unit.size() &&
+        metric.compare(metric.size() - unit.size(), unit.size(), unit) == 0)
+      return {metric.substr(0, metric.size() - unit.size()) + "(ms)", f};
+  }
+  static const std::pair<const char *, double> kSuffixes[] = {
+      {"_ns", 1e-6}, {"_us", 1e-3}, {"_s", 1e3}};
+  std::size_t start = 0;
+  while (start < metric.size()) {
+    std::size_t end = metric.find(' ', start);
+    if (end == std::string::npos) end = metric.size();
+    const std::string word = metric.substr(start, end - start);
+    // Counts, percentages and p-values about a time metric keep their own unit.
+    bool about = false;
+    for (const char *prefix :
+         {"lower_runs_", "higher_runs_", "sign_test_p_", "change_pct_", "change_ci95_pct_"})
+      about = about || word.rfind(prefix, 0) == 0;
+    for (const auto &[suf, f] : kSuffixes) {
+      if (about) break;
+      const std::string sfx(suf);
+      if (word.size() > sfx.size() &&
+          word.compare(word.size() - sfx.size(), sfx.size(), sfx) == 0) {
+        std::string label = metric.substr(0, start) + word.substr(0, word.size() - sfx.size()) +
+                            metric.substr(end) + " (ms)";
+        return {label, f};
+      }
+    }
+    start = end + 1;
+  }
+  return {metric, 1};
+}
+
+std::optional<double> scaled(std::optional<double> v, double f) {
+  if (!v) return v;
+  return *v * f;
 }
 
 std::string fmt_num(std::optional<double> v) {
@@ -261,6 +343,13 @@ Comparison compare_results(const ordered_json &a, const ordered_json &b) {
         str(j, "config").empty() ? "" : fmt::format(" config '{}'", str(j, "config")));
   };
   bl.c.notes.push_back(fmt::format("A: {}; B: {}", describe(a), describe(b)));
+  // The scenario texts the results embed: the same name may hide an edited file.
+  auto sha = [](const ordered_json &j) {
+    return j.contains("scenario_source") ? str(j["scenario_source"], "sha256") : std::string();
+  };
+  if (!sha(a).empty() && !sha(b).empty() && sha(a) != sha(b))
+    bl.c.notes.push_back(fmt::format("the scenario texts differ (sha256 {}... in A, {}... in B)",
+                                     sha(a).substr(0, 12), sha(b).substr(0, 12)));
   if (ka == "run") {
     const auto ca = number_at(a, "machine.cpus"), cb = number_at(b, "machine.cpus");
     if (ca && cb && *ca != *cb)
@@ -279,7 +368,7 @@ std::string comparison_table(const Comparison &c, const std::string &a_name,
       fmt::format("Comparing {} results\n  A = {}\n  B = {}\n", c.kind, a_name, b_name);
   for (const std::string &n : c.notes) out += "  note: " + n + "\n";
   size_t w = 6;
-  for (const CompareRow &r : c.rows) w = std::max(w, r.metric.size());
+  for (const CompareRow &r : c.rows) w = std::max(w, shown(r.metric).label.size());
   out += fmt::format("\n{:<{}}  {:>16}  {:>16}  {:>16}  {:>10}\n", "metric", w, "A", "B", "B-A",
                      "(B-A)/A");
   size_t differ = 0, missing = 0;
@@ -298,15 +387,31 @@ std::string comparison_table(const Comparison &c, const std::string &a_name,
       worst = &r;
     }
     const std::string rel_s = rel ? fmt::format("{:+.2f}%", *rel) : (diff ? "n/a" : "-");
-    out += fmt::format("{:<{}}  {:>16}  {:>16}  {:>16}  {:>10}\n", r.metric, w, fmt_num(r.a),
-                       fmt_num(r.b), diff ? fmt_num(diff) : "-", rel_s);
+    const Shown sh = shown(r.metric);
+    out += fmt::format("{:<{}}  {:>16}  {:>16}  {:>16}  {:>10}\n", sh.label, w,
+                       fmt_num(scaled(r.a, sh.scale)), fmt_num(scaled(r.b, sh.scale)),
+                       diff ? fmt_num(scaled(diff, sh.scale)) : "-", rel_s);
   }
   out += fmt::format("\n{} metrics compared, {} differ", c.rows.size() - missing, differ);
   if (missing) out += fmt::format(", {} present on one side only", missing);
   if (worst)
     out += fmt::format("; largest relative difference {:+.2f}% ({})", *relative_pct(*worst),
-                       worst->metric);
+                       shown(worst->metric).label);
   out += "\n";
+  if (!c.tests.empty()) {
+    out +=
+        "\nSignificance of B - A per configuration (two-sided t tests: paired by seed where "
+        "both sides ran the same seeds, else Welch's):\n";
+    for (const CompareTest &t : c.tests) {
+      const Shown sh = shown(t.metric);
+      out += fmt::format("  config {} {}: B - A = {} ({}, n = {}/{}), p = {}{}\n", t.config,
+                         sh.label, fmt_num(t.t.diff * sh.scale), t.test, t.n_a, t.n_b,
+                         std::isnan(t.t.p) ? "n/a" : fmt::format("{:.3g}", t.t.p),
+                         !std::isnan(t.t.p) && t.t.p < 0.05 ? " (significant at 5 %)" : "");
+    }
+  } else if (c.kind == "run") {
+    out += "(one run a side: no significance test; compare experiments for one)\n";
+  }
   return out;
 }
 
@@ -332,6 +437,22 @@ ordered_json comparison_to_json(const Comparison &c, const std::string &a_name,
   }
   j["differ"] = differ;
   j["metrics"] = std::move(rows);
+  ordered_json tests = ordered_json::array();
+  auto num = [](double v) { return std::isnan(v) ? ordered_json(nullptr) : ordered_json(v); };
+  for (const CompareTest &t : c.tests) {
+    ordered_json jt;
+    jt["config"] = t.config;
+    jt["metric"] = t.metric;
+    jt["test"] = t.test;
+    jt["n_a"] = t.n_a;
+    jt["n_b"] = t.n_b;
+    jt["diff"] = num(t.t.diff);
+    jt["t"] = num(t.t.t);
+    jt["df"] = num(t.t.df);
+    jt["p"] = num(t.t.p);
+    tests.push_back(std::move(jt));
+  }
+  j["tests"] = std::move(tests);
   return j;
 }
 

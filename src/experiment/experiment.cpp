@@ -65,6 +65,7 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
   r.scenario_file = s.file;
   r.jobs = o.jobs;
   for (u64 i = 0; i < o.runs; i++) r.seeds.push_back(seed_base + i);
+  r.planned_runs = o.runs;
   for (const auto &c : configs) {
     ExperimentConfig ec;
     ec.name = c.name;
@@ -80,8 +81,8 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
     if (ran(cmp.base) && ran(cmp.patched) && ran(cmp.reference)) r.comparisons.push_back(cmp);
   }
 
-  // Work item k = (configuration k / runs, seed index k % runs). Each worker writes only the
-  // slots it claimed, so the result does not depend on scheduling.
+  // Work item k: work_item(). Each worker writes only the slots it claimed, so the result does
+  // not depend on scheduling.
   const std::size_t nruns = r.seeds.size();
   const std::size_t total = configs.size() * nruns;
   if (o.shards == 0 || o.shard >= o.shards)
@@ -99,11 +100,21 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
       // This process's items: k = shard, shard + shards, ... (all of them with one shard).
       const std::size_t k = o.shard + next.fetch_add(1, std::memory_order_relaxed) * o.shards;
       if (k >= total || failed.load(std::memory_order_relaxed)) return;
-      const std::size_t ci = k / nruns, si = k % nruns;
+      if (o.stop && o.stop->load(std::memory_order_relaxed)) return;
+      const auto [ci, si] = work_item(k, configs.size());
       try {
         engine::Simulation sim(s, configs[ci].name, configs[ci].kernel, r.seeds[si]);
         if (o.check) sim.enable_check(o.wasted_threshold);
+        sim.set_stop(o.stop, o.max_events);
         const RunResult rr = sim.run();
+        if (rr.stop == RunResult::Stop::Interrupted) return;
+        if (rr.stop == RunResult::Stop::EventLimit)
+          throw RunLimitError("configuration \"" + configs[ci].name + "\", seed " +
+                              std::to_string(rr.seed) + ": the run reached the limit of " +
+                              std::to_string(o.max_events) +
+                              " events (--max-events) at simulated time " +
+                              std::to_string(static_cast<double>(rr.metrics.end_ns) / 1e9) +
+                              " s; raise --max-events");
         ExperimentRun &out = r.configs[ci].runs[si];
         out.seed = rr.seed;
         out.completion_ns = rr.metrics.completion_ns;
@@ -117,6 +128,7 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
         out.stat = run_stats(rr);
         out.check = rr.check;
         out.wall_s = rr.wall_s;
+        out.done = true;
         if (o.progress) {
           std::lock_guard<std::mutex> lock(progress_mu);
           o.progress(++done, mine);
@@ -145,6 +157,22 @@ ExperimentResult run_experiment(const scenario::Scenario &s, const ExperimentOpt
   if (error) std::rethrow_exception(error);
   r.wall_s = seconds_since(t0);
   return r;
+}
+
+std::size_t keep_finished_seeds(ExperimentResult &r) {
+  std::size_t keep = r.seeds.size(), finished = 0;
+  for (const auto &c : r.configs)
+    for (std::size_t i = 0; i < c.runs.size(); i++) {
+      if (c.runs[i].done)
+        finished++;
+      else
+        keep = std::min(keep, i);
+    }
+  if (keep == r.seeds.size()) return 0;
+  r.partial = true;
+  r.seeds.resize(keep);
+  for (auto &c : r.configs) c.runs.resize(keep);
+  return finished - keep * r.configs.size();
 }
 
 // p99.9 by the run JSON's definition (the smallest sample with at least 99.9 % at or below it),

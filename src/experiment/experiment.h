@@ -6,8 +6,10 @@
 // the workers share only the const Scenario. Results land in a vector indexed by
 // (configuration, run), so they are identical whatever the thread count.
 #include <array>
+#include <atomic>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,7 +35,29 @@ struct ExperimentOptions {
   // k % shards == shard, leaving the other runs empty: a share of an MPI job (cli/mpi.cpp
   // gathers the shares).
   unsigned shard = 0, shards = 1;
+  // Stops the experiment early once *stop is true (SIGINT, --max-wall): no new run starts and
+  // the runs under way stop within a few thousand events; they are dropped, the finished ones
+  // kept (ExperimentRun::done).
+  const std::atomic<bool> *stop = nullptr;
+  // A run that handles more events than this (0: no limit) fails the experiment with a
+  // RunLimitError (--max-events).
+  u64 max_events = 0;
 };
+
+// A run reached ExperimentOptions::max_events; what() names the run, the limit and the flag.
+class RunLimitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Work item k: seed index k / configurations, configuration k % configurations. Seed-major, so
+// that an experiment stopped early has its first seeds in every configuration.
+struct WorkItem {
+  std::size_t config, seed;
+};
+inline WorkItem work_item(std::size_t k, std::size_t nconfigs) {
+  return {k % nconfigs, k / nconfigs};
+}
 
 // The benchmark metrics an experiment summarises (run JSON key, label, unit).
 struct BenchMetric {
@@ -68,6 +92,7 @@ struct ExperimentRun {
   RunStats stat{};
   std::optional<observe::CheckReport> check;  // with ExperimentOptions::check
   double wall_s = 0;                          // host time, never part of the deterministic result
+  bool done = false;  // the run finished (not stopped early, not another MPI process's share)
 };
 
 // The metrics of one run (NaN where absent). `expected` gets which metrics the run's scenario
@@ -90,7 +115,17 @@ struct ExperimentResult {
   unsigned jobs = 1;                               // requested
   unsigned threads = 1;                            // started
   double wall_s = 0;
+  // Stopped early (ExperimentOptions::stop): `seeds` and every configuration's runs were cut to
+  // the seeds that finished in every configuration (keep_finished_seeds()); planned_runs is
+  // what was asked for.
+  bool partial = false;
+  u64 planned_runs = 0;
 };
+
+// After a stop: cuts the seeds to the longest prefix whose runs finished in every configuration
+// (so that the statistics stay paired by seed) and marks the result partial if any run was
+// missing. Returns the number of finished runs dropped because a configuration lacked their seed.
+std::size_t keep_finished_seeds(ExperimentResult &r);
 
 // Resolves the configurations (scenario order, duplicates dropped) with choose_config().
 // Throws std::invalid_argument with a one-line message on an unknown configuration, a bad

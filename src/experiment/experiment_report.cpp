@@ -435,6 +435,13 @@ ordered_json experiment_to_json(const ExperimentResult &r, const ExperimentStats
   j["scenario_file"] = r.scenario_file;
   j["runs"] = r.seeds.size();
   j["seeds"] = r.seeds;
+  // Stopped early (Ctrl-C, --max-wall): "runs" and "seeds" are what finished in every
+  // configuration, "planned_runs" what was asked for.
+  j["partial"] = r.partial;
+  if (r.partial) {
+    j["planned_runs"] = r.planned_runs;
+    j["runs_finished"] = r.seeds.size() * r.configs.size();
+  }
   ordered_json configs = ordered_json::array();
   for (std::size_t c = 0; c < r.configs.size(); c++) {
     const ExperimentConfig &ec = r.configs[c];

@@ -97,6 +97,81 @@ Paired paired(const std::vector<double> &x, const std::vector<double> &base) {
   return Paired{mean(d), ci95(d)};
 }
 
+namespace {
+
+// The continued fraction of the regularized incomplete beta function (modified Lentz).
+double beta_cf(double a, double b, double x) {
+  constexpr double kTiny = 1e-300, kEps = 1e-15;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  if (std::fabs(d) < kTiny) d = kTiny;
+  d = 1 / d;
+  double h = d;
+  for (int m = 1; m <= 1000; m++) {
+    const double dm = m;
+    double num = dm * (b - dm) * x / ((a + 2 * dm - 1) * (a + 2 * dm));
+    for (int step = 0; step < 2; step++) {
+      d = 1 + num * d;
+      if (std::fabs(d) < kTiny) d = kTiny;
+      c = 1 + num / c;
+      if (std::fabs(c) < kTiny) c = kTiny;
+      d = 1 / d;
+      const double del = d * c;
+      h *= del;
+      if (step == 1 && std::fabs(del - 1) < kEps) return h;
+      num = -(a + dm) * (a + b + dm) * x / ((a + 2 * dm) * (a + 2 * dm + 1));
+    }
+  }
+  return h;
+}
+
+// I_x(a, b).
+double inc_beta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
+                                a * std::log(x) + b * std::log1p(-x));
+  if (x < (a + 1) / (a + b + 2)) return front * beta_cf(a, b, x) / a;
+  return 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+}  // namespace
+
+double t_two_sided_p(double t, double df) {
+  if (!std::isfinite(t) || !(df > 0)) return kNaN;
+  return inc_beta(df / 2, 0.5, df / (df + t * t));
+}
+
+TTest paired_t(const std::vector<double> &x, const std::vector<double> &base) {
+  if (x.size() != base.size()) throw std::invalid_argument("paired_t: samples differ in size");
+  std::vector<double> d(x.size());
+  for (std::size_t i = 0; i < x.size(); i++) d[i] = x[i] - base[i];
+  TTest r;
+  r.diff = mean(d);
+  if (d.size() < 2) return {r.diff, kNaN, kNaN, kNaN};
+  r.df = static_cast<double>(d.size() - 1);
+  const double se = stddev(d) / std::sqrt(static_cast<double>(d.size()));
+  if (se == 0) return {r.diff, kNaN, r.df, r.diff == 0 ? 1.0 : kNaN};
+  r.t = r.diff / se;
+  r.p = t_two_sided_p(r.t, r.df);
+  return r;
+}
+
+TTest welch_t(const std::vector<double> &x, const std::vector<double> &base) {
+  TTest r;
+  r.diff = mean(x) - mean(base);
+  if (x.size() < 2 || base.size() < 2) return {r.diff, kNaN, kNaN, kNaN};
+  const double vx = stddev(x) * stddev(x) / static_cast<double>(x.size());
+  const double vb = stddev(base) * stddev(base) / static_cast<double>(base.size());
+  const double se2 = vx + vb;
+  if (se2 == 0) return {r.diff, kNaN, kNaN, r.diff == 0 ? 1.0 : kNaN};
+  r.df = se2 * se2 /
+         (vx * vx / static_cast<double>(x.size() - 1) +
+          vb * vb / static_cast<double>(base.size() - 1));
+  r.t = r.diff / std::sqrt(se2);
+  r.p = t_two_sided_p(r.t, r.df);
+  return r;
+}
+
 SignTest sign_test(const std::vector<double> &x, const std::vector<double> &base) {
   if (x.size() != base.size()) throw std::invalid_argument("sign_test: samples differ in size");
   SignTest s;

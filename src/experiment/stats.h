@@ -43,6 +43,19 @@ struct SignTest {
 };
 SignTest sign_test(const std::vector<double> &x, const std::vector<double> &base);
 
+// Student's t tests of a difference in means, two-sided. `diff` is mean(x) - mean(base); p is
+// NaN where the test is undefined (fewer than two samples a side, or no variance at all; with
+// no variance and no difference p is 1).
+struct TTest {
+  double diff = 0, t = 0, df = 0, p = 0;
+};
+// Paired (x_i and base_i share seed i): the one-sample t test of the differences, df = n - 1.
+TTest paired_t(const std::vector<double> &x, const std::vector<double> &base);
+// Welch's unequal-variance test, with the Welch-Satterthwaite degrees of freedom.
+TTest welch_t(const std::vector<double> &x, const std::vector<double> &base);
+// P(|T| >= |t|) for Student's t with df > 0 degrees of freedom (df need not be whole).
+double t_two_sided_p(double t, double df);
+
 // Percentile (0..1) of sorted values, linear interpolation between order statistics (R type 7).
 double percentile_sorted(const std::vector<double> &sorted, double p);
 

@@ -125,10 +125,22 @@ SweepResult run_sweep(const std::string &file, const std::vector<SweepParam> &pa
         throw std::invalid_argument("a run failed in another MPI process");
       }
     }
+    const std::size_t ran = p.result.configs.size() * p.result.seeds.size();
+    // Stopped early: this point keeps its finished seeds (if any), no later point runs. Only
+    // then: under MPI the other processes' runs are missing from this one's result.
+    if (o.stop && o.stop->load()) {
+      keep_finished_seeds(p.result);
+      r.partial = p.result.partial || k + 1 < npoints;
+      if (p.result.seeds.empty()) break;
+    }
     p.stats = experiment_stats(p.result, tables);
-    before += p.result.configs.size() * p.result.seeds.size();
+    before += ran;
     r.points.push_back(std::move(p));
+    if (r.partial) break;
   }
+  r.planned_points = npoints;
+  for (const auto &point : choices) r.planned_runs += point.size() * o.runs;
+  r.scenario_source = scenarios.front().source;
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
@@ -156,6 +168,15 @@ nlohmann::ordered_json sweep_to_json(const SweepResult &r) {
   }
   j["scenario_file"] = r.scenario_file;
   j["params"] = std::move(params);
+  // Stopped early: "points" holds the points that ran (the last one perhaps partial itself).
+  j["partial"] = r.partial;
+  if (r.partial) {
+    std::size_t finished = 0;
+    for (const auto &p : r.points) finished += p.result.seeds.size() * p.result.configs.size();
+    j["planned_points"] = r.planned_points;
+    j["planned_runs"] = r.planned_runs;
+    j["runs_finished"] = finished;
+  }
   ordered_json points = ordered_json::array();
   for (const auto &p : r.points) {
     ordered_json jp;

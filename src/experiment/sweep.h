@@ -37,6 +37,12 @@ struct SweepResult {
   std::vector<SweepPoint> points;  // grid order
   double wall_s = 0;
   unsigned jobs = 1;
+  // Stopped early (ExperimentOptions::stop): `points` holds the points that ran, the last one
+  // perhaps with fewer seeds (keep_finished_seeds()).
+  bool partial = false;
+  std::size_t planned_points = 0;
+  u64 planned_runs = 0;         // over all points
+  std::string scenario_source;  // the file's text (scenario::Scenario::source)
 };
 
 // Loads and checks every point's scenario and configurations first (a bad value fails before

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "experiment/sha256.h"
 #include "observe/timeline_recorder.h"
 
 namespace schedlab::report {
@@ -28,6 +29,34 @@ ResultFile read_result(const std::string &path) {
     throw InputError(path +
                      ": not a result of 'schedlab run --json', 'schedlab experiment --json' or "
                      "'schedlab sweep --json'");
+  if (const auto src = r.json.find("scenario_source"); src != r.json.end()) {
+    // The copy the run was made from: the file is looked up beside the result only to say
+    // whether it still holds that scenario.
+    try {
+      r.scenario_text = src->at("text").get<std::string>();
+      const std::string sha = src->at("sha256").get<std::string>();
+      const fs::path p = src->at("path").get<std::string>();
+      if (experiment::sha256_hex(r.scenario_text) != sha)
+        throw InputError(path +
+                         ": scenario_source: the text does not match its sha256 (the result "
+                         "was edited)");
+      const fs::path resolved =
+          (p.is_relative() ? fs::path(path).parent_path() / p : p).lexically_normal();
+      r.scenario_file = resolved.string();
+      r.embedded = true;
+      std::ifstream disk(resolved, std::ios::binary);
+      if (disk) {
+        std::stringstream text;
+        text << disk.rdbuf();
+        if (experiment::sha256_hex(text.str()) != sha)
+          r.warning = r.scenario_file + " differs from the scenario " + path +
+                      " was made from (sha256); using the copy embedded in " + path;
+      }
+    } catch (const nlohmann::json::exception &) {
+      throw InputError(path + ": malformed scenario_source (path, sha256 and text are strings)");
+    }
+    return r;
+  }
   const auto it = r.json.find("scenario_file");
   if (it == r.json.end() || !it->is_string() || it->get<std::string>().empty())
     throw InputError(path +
@@ -58,6 +87,20 @@ RunChoice choose_run(const ResultFile &r, const std::optional<std::string> &conf
         throw InputError(r.path + ": the experiment has no runs");
       c.config = configs.at(0).at("name").get<std::string>();
       c.seed = seeds.at(0).get<u64>();
+      // The kernel switches the command line set in every configuration.
+      if (const auto o = j.find("options"); o != j.end() && o->is_object()) {
+        for (const char *key : {"feature", "tunable"})
+          if (o->contains(key))
+            for (const auto &v : o->at(key))
+              (key[0] == 'f' ? c.features : c.tunables).push_back(v.get<std::string>());
+        if (o->contains("param"))
+          for (const auto &v : o->at("param")) {
+            const std::string p = v.get<std::string>();
+            for (auto [prefix, out] : {std::pair{"kernel.features.", &c.features},
+                                       std::pair{"kernel.tunables.", &c.tunables}})
+              if (p.rfind(prefix, 0) == 0) out->push_back(p.substr(std::string(prefix).size()));
+          }
+      }
     } else {
       c.config = j.at("config").get<std::string>();
       c.seed = j.at("seed").get<u64>();
@@ -84,6 +127,21 @@ Rerun prepare_rerun(const std::string &scenario_file, const RunChoice &c) {
   Rerun r;
   try {
     r.scenario = scenario::load_scenario(scenario_file);
+    r.config = scenario::choose_config(r.scenario, c.config, c.features, c.tunables);
+  } catch (const scenario::ScenarioError &e) {
+    throw InputError(e.what());
+  } catch (const std::invalid_argument &e) {
+    throw InputError(e.what());
+  }
+  r.seed = c.seed;
+  return r;
+}
+
+Rerun prepare_rerun(const ResultFile &f, const RunChoice &c) {
+  if (!f.embedded) return prepare_rerun(f.scenario_file, c);
+  Rerun r;
+  try {
+    r.scenario = scenario::load_scenario_text(f.scenario_text, f.scenario_file);
     r.config = scenario::choose_config(r.scenario, c.config, c.features, c.tunables);
   } catch (const scenario::ScenarioError &e) {
     throw InputError(e.what());

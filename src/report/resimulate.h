@@ -31,6 +31,13 @@ struct ResultFile {
   bool experiment = false;    // has "configs" and "seeds"
   bool sweep = false;         // has "params" and "points"
   std::string scenario_file;  // resolved: as written, or relative to the JSON's directory
+  // A result that embeds its scenario ("scenario_source": path, format, sha256, text) is re-run
+  // from that copy, whatever the file on disk holds now; scenario_file is then the embedded
+  // path resolved against the JSON's directory (for messages and the format).
+  bool embedded = false;
+  std::string scenario_text;
+  // One line for stderr, or empty: the file on disk differs from the embedded copy.
+  std::string warning;
 };
 ResultFile read_result(const std::string &path);
 
@@ -52,6 +59,8 @@ struct Rerun {
   u64 seed = 0;
 };
 Rerun prepare_rerun(const std::string &scenario_file, const RunChoice &c);
+// The same for a result's scenario: its embedded copy if it has one, else its file.
+Rerun prepare_rerun(const ResultFile &r, const RunChoice &c);
 
 // The schedule in [from, to) on `cpus` (empty = all; InputError for a CPU the machine lacks),
 // with the CPUs' utilisation if `util`. The run stops at `to`: nothing later can change what

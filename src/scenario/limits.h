@@ -15,4 +15,12 @@ inline constexpr std::uint64_t kDefaultMaxWork = 1'000'000'000;
 std::uint64_t max_work();
 void set_max_work(std::uint64_t n);
 
+// The longest simulated `duration` a scenario may ask for, in ns: 30 days. Time is event driven,
+// so a long run of sleepers is cheap, but a long run of busy tasks costs an event per tick and
+// would run for days of wall time; load_scenario() refuses a longer duration naming this limit
+// and `--max-duration`, which raises it.
+inline constexpr std::uint64_t kDefaultMaxDurationNs = 30ull * 24 * 3600 * 1'000'000'000;
+std::uint64_t max_duration_ns();
+void set_max_duration_ns(std::uint64_t ns);
+
 }  // namespace schedlab::scenario

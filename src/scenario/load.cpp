@@ -38,8 +38,14 @@ Scenario load_scenario(const std::filesystem::path &file) {
   text << in.rdbuf();
   if (in.bad())
     throw ScenarioError(fmt::format("{}: error: cannot read: {}", name, std::strerror(errno)));
-  if (is_rtapp_json(file, text.str())) return parse_rtapp(text.str(), name);
-  return parse_scenario(text.str(), name);
+  return load_scenario_text(text.str(), file);
+}
+
+Scenario load_scenario_text(std::string_view text, const std::filesystem::path &file) {
+  const std::string name = file.string();
+  Scenario s = is_rtapp_json(file, text) ? parse_rtapp(text, name) : parse_scenario(text, name);
+  s.source = std::string(text);
+  return s;
 }
 
 }  // namespace schedlab::scenario

@@ -162,7 +162,9 @@ Scenario load_scenario_with(const std::filesystem::path &file,
     applied += (applied.empty() ? "" : ", ") + what;
   }
   try {
-    return read_scenario_table(root, name);
+    Scenario s = read_scenario_table(root, name);
+    s.source = text.str();
+    return s;
   } catch (const ScenarioError &e) {
     throw ScenarioError(fmt::format("{} (with {})", e.what(), applied));
   }

@@ -88,6 +88,9 @@ struct CompareSpec {
 
 struct Scenario {
   std::string file;
+  // The file's text as read, before any override: what a result embeds so that it can be
+  // re-run without the file (load_scenario_text()).
+  std::string source;
   std::string name;
   std::string description;
   std::uint64_t seed = 1;
@@ -117,6 +120,9 @@ class ScenarioError : public std::runtime_error {
 // Reads a file of either format (scenario/load.cpp picks the reader).
 Scenario load_scenario(const std::filesystem::path &file);
 Scenario parse_scenario(std::string_view text, const std::string &file_name);
+// The text of a scenario file of either format, read from elsewhere (a result's embedded copy):
+// `file` names it in messages and picks the format as load_scenario() does.
+Scenario load_scenario_text(std::string_view text, const std::filesystem::path &file);
 
 // rt-app's JSON (docs/rt-app.md), read into the same Scenario; load_scenario() picks it for a
 // .json file or a text that starts with '{' (after blanks and comments).

@@ -36,6 +36,7 @@ namespace schedlab::scenario {
 namespace {
 
 std::atomic<std::uint64_t> g_max_work{kDefaultMaxWork};
+std::atomic<std::uint64_t> g_max_duration{kDefaultMaxDurationNs};
 
 std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) {
   std::uint64_t r = 0;
@@ -490,7 +491,15 @@ void Reader::read_scenario(const toml::table &t, Scenario &s) const {
     s.description = string(*n, "scenario.description");
   if (const toml::node *n = t.get("seed"))
     s.seed = static_cast<std::uint64_t>(integer(*n, "scenario.seed", 0, kI64Max));
-  if (const toml::node *n = t.get("duration")) s.duration_ns = duration(*n, "scenario.duration");
+  if (const toml::node *n = t.get("duration")) {
+    s.duration_ns = duration(*n, "scenario.duration");
+    if (s.duration_ns > max_duration_ns())
+      fail(at(*n), "scenario.duration",
+           fmt::format("{:g}s of simulated time is more than the limit of {:g}s; raise it with "
+                       "--max-duration DURATION",
+                       static_cast<double>(s.duration_ns) / 1e9,
+                       static_cast<double>(max_duration_ns()) / 1e9));
+  }
 }
 
 void Reader::read_machine(const toml::table &t, Scenario &s) const {
@@ -1401,6 +1410,14 @@ std::uint64_t max_work() {
 
 void set_max_work(std::uint64_t n) {
   g_max_work.store(n, std::memory_order_relaxed);
+}
+
+std::uint64_t max_duration_ns() {
+  return g_max_duration.load(std::memory_order_relaxed);
+}
+
+void set_max_duration_ns(std::uint64_t ns) {
+  g_max_duration.store(ns, std::memory_order_relaxed);
 }
 
 }  // namespace schedlab::scenario

@@ -28,8 +28,8 @@ check "compare with itself exits 0" [ $? -eq 0 ]
 check "compare with itself: 0 differ" grep -Eq '^[0-9]+ metrics compared, 0 differ$' "$tmp/self.out"
 check "compare with itself: JSON differ = 0" [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["differ"])' "$tmp/self.json")" = 0 ]
 check "table lists per-task and per-CPU metrics" \
-  grep -q -e '^task worker-3 runtime (ns)' -e '^cpu 7 busy (ns)' "$tmp/self.out"
-check "table lists wakeup latency p99" grep -q '^wakeup latency p99 (ns)' "$tmp/self.out"
+  grep -q -e '^task worker-3 runtime (ms)' -e '^cpu 7 busy (ms)' "$tmp/self.out"
+check "table lists wakeup latency p99" grep -q '^wakeup latency p99 (ms)' "$tmp/self.out"
 check "table lists the CPU statistics summed over CPUs" grep -q '^ttwu_local (all CPUs)' "$tmp/self.out"
 
 "$bin" compare "$tmp/a.json" "$tmp/b.json" --json "$tmp/ab.json" >"$tmp/ab.out"
@@ -42,7 +42,7 @@ check "Cookie completes later than No cookie (B-A = $diff s, $rel %)" \
 check "swapped: the sign flips" \
   python3 -c "import sys; sys.exit(not ($(field "$tmp/ba.json" "completion time (s)" diff) < 0))"
 check "the printed row has the same relative error" \
-  grep -Eq "^completion time \(s\) .* \+$(printf '%.2f' "$rel")%$" "$tmp/ab.out"
+  grep -Eq "^completion time \(ms\) .* \+$(printf '%.2f' "$rel")%$" "$tmp/ab.out"
 
 # Experiments, per configuration, here of an rt-app file with cookie annotations.
 rt=$src/tests/data/rtapp/annotated.json
@@ -53,10 +53,22 @@ check "experiment 2 exits 0" [ $? -eq 0 ]
 "$bin" compare "$tmp/e1.json" "$tmp/e2.json" >"$tmp/e.out"
 check "compare experiments exits 0" [ $? -eq 0 ]
 check "experiments: per-config mean completion time" \
-  grep -q "^config Cookie mean_completion_time_s" "$tmp/e.out"
+  grep -q "^config Cookie mean_completion_time (ms)" "$tmp/e.out"
 check "experiments: every run statistic's mean, table or not" \
   grep -q "^config Cookie ttwu_local (mean per run)" "$tmp/e.out"
-check "experiments: a table's statistic by its summary" grep -q "^config Cookie mean_wakeup_p99_us" "$tmp/e.out"
+check "experiments: a table's statistic by its summary" grep -q "^config Cookie mean_wakeup_p99 (ms)" "$tmp/e.out"
+# (Counts, p-values and percentages about a time metric keep its name: lower_runs_wakeup_p99_us.)
+check "experiments: every time in one unit (no s, ns or us row)" \
+  bash -c '! grep -E "(_s|_ns|_us|\((s|ns|us)\))( |$)" "$1" | grep -vE "^  |(lower_runs|higher_runs|sign_test_p|change_pct|change_ci95_pct)_"' _ "$tmp/e.out"
+check "experiments on different seeds: Welch's t test, with a p-value" \
+  grep -Eq "^  config Cookie completion_time \(ms\): B - A = .*\(Welch t, n = 2/2\), p = [0-9.e-]+" "$tmp/e.out"
+"$bin" compare "$tmp/e1.json" "$tmp/e1.json" --json "$tmp/ee.json" >"$tmp/ee.out"
+check "experiments on the same seeds: a paired t test" \
+  grep -q "(paired t, n = 2/2), p = 1$" "$tmp/ee.out"
+check "the tests are in the JSON" python3 -c 'import json,sys
+t = json.load(open(sys.argv[1]))["tests"]
+sys.exit(not (t and all(x["test"] == "paired t" and x["p"] == 1 for x in t)))' "$tmp/ee.json"
+check "runs: says no test is possible" grep -q "one run a side: no significance test" "$tmp/ab.out"
 
 # Different task sets: said, and the common tasks still compared.
 python3 - "$tmp/a.json" "$tmp/c.json" <<'PY'

@@ -194,7 +194,10 @@ bad() {  # name, then the command
   check "$name: one line on stderr" '[ "$(wc -l <"$tmp/err")" -eq 1 ]'
 }
 echo '{"scenario": "x", "config": "a", "seed": 1}' >"$tmp/nofile.json"
-sed "s#\"scenario_file\": \"[^\"]*\"#\"scenario_file\": \"$tmp/gone.toml\"#" "$tmp/run.json" >"$tmp/gone.json"
+# A result from before results embedded their scenario, whose file is gone.
+python3 -c 'import json,sys
+j = json.load(open(sys.argv[1])); j["scenario_file"] = sys.argv[3]; del j["scenario_source"]
+json.dump(j, open(sys.argv[2], "w"))' "$tmp/run.json" "$tmp/gone.json" "$tmp/gone.toml"
 echo '{ not json' >"$tmp/broken.json"
 bad "missing input" "$bin" timeline "$tmp/missing.json" -o "$tmp/x.svg"
 bad "invalid JSON" "$bin" report "$tmp/broken.json" -o "$tmp/x.html"

@@ -106,6 +106,46 @@ TEST(Stats, PairedDifference) {
 
 // Exact binomial tails: all of 10 pairs on one side is p = 2 / 2^10; 8 of 10 is
 // 2 * (1 + 10 + 45) / 1024; an even split is 1; ties do not count.
+TEST(Stats, TTests) {
+  // Two-sided p of Student's t (tables: t = 2.228 at df 10 and 1.96 in the limit give 0.05).
+  EXPECT_NEAR(stats::t_two_sided_p(2.228139, 10), 0.05, 1e-6);
+  EXPECT_NEAR(stats::t_two_sided_p(-12.7062, 1), 0.05, 1e-5);
+  EXPECT_NEAR(stats::t_two_sided_p(1.959964, 1e6), 0.05, 1e-5);
+  EXPECT_DOUBLE_EQ(stats::t_two_sided_p(0, 5), 1.0);
+  // Paired: differences 1, 2, 3 -> mean 2, sd 1, t = 2 / (1 / sqrt 3), df 2.
+  const auto p = stats::paired_t({2, 4, 6}, {1, 2, 3});
+  EXPECT_DOUBLE_EQ(p.diff, 2);
+  EXPECT_NEAR(p.t, 2 * std::sqrt(3.0), 1e-12);
+  EXPECT_DOUBLE_EQ(p.df, 2);
+  EXPECT_NEAR(p.p, stats::t_two_sided_p(2 * std::sqrt(3.0), 2), 1e-15);
+  EXPECT_DOUBLE_EQ(stats::paired_t({1, 2}, {1, 2}).p, 1.0);  // no difference at all
+  EXPECT_TRUE(std::isnan(stats::paired_t({1}, {2}).p));
+  // Welch: equal sizes and variances give the pooled t with df 2(n - 1).
+  const auto w = stats::welch_t({3, 4, 5}, {1, 2, 3});
+  EXPECT_DOUBLE_EQ(w.diff, 2);
+  EXPECT_NEAR(w.t, 2 / std::sqrt(2.0 / 3), 1e-12);
+  EXPECT_NEAR(w.df, 4, 1e-12);
+}
+
+// An experiment stopped early keeps the seeds every configuration finished, so the statistics
+// stay paired; the finished runs of later seeds are dropped and counted.
+TEST(Experiment, KeepFinishedSeeds) {
+  experiment::ExperimentResult r;
+  r.seeds = {1, 2, 3};
+  r.configs.resize(2);
+  for (auto &c : r.configs) c.runs.resize(3);
+  for (auto &run : r.configs[0].runs) run.done = true;
+  r.configs[1].runs[0].done = r.configs[1].runs[2].done = true;
+  EXPECT_EQ(experiment::keep_finished_seeds(r), 3u);
+  EXPECT_TRUE(r.partial);
+  EXPECT_EQ(r.seeds, std::vector<u64>{1});
+  EXPECT_EQ(r.configs[1].runs.size(), 1u);
+  experiment::ExperimentResult whole = r;
+  whole.partial = false;
+  EXPECT_EQ(experiment::keep_finished_seeds(whole), 0u);
+  EXPECT_FALSE(whole.partial);
+}
+
 TEST(Stats, SignTest) {
   const std::vector<double> base(12, 5.0);
   std::vector<double> x(12, 4.0);
