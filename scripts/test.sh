@@ -12,7 +12,7 @@ step() {
   "$@"
   echo "test.sh: $(( SECONDS - s )) s (total $(( SECONDS - t0 )) s): $*" >&2
 }
-step bash scripts/install-deps.sh --twin
+step bash scripts/install-deps.sh --all --twin
 jobs=$(nproc)
 # CTest, then how many of its tests were skipped: those that cannot run everything here exit 77
 # (tests/CMakeLists.txt, SKIP_RETURN_CODE) and CTest marks them "***Skipped".
