@@ -211,6 +211,9 @@ std::string generate(u64 seed) {
     if (r.chance(40)) t << "context_switch = " << us(r.in(0, 10)) << "\n";
     if (r.chance(30)) t << "migration_penalty = " << us(r.in(0, 50)) << "\n";
   }
+  if (r.chance(25))
+    t << "\n[machine.idle]\nstates = \""
+      << r.pick(std::vector<std::string>{"skx", "icx", "spr"}) << "\"\n";
   t << "\n[kernel]\nversion = \"" << (r.chance(50) ? "6.12" : "6.18") << "\"\n";
   if (nr_cpus > 1 && r.chance(10)) t << "nohz_full = \"1-" << nr_cpus - 1 << "\"\n";
   t << "features = " << features(r, 12) << "\ntunables = " << tunables(r) << "\n";
