@@ -5,12 +5,10 @@
 
 namespace schedlab::real {
 
-namespace {
-
-std::optional<u64> to_u64(std::string_view s) {
+std::optional<u64> to_u64(std::string_view s, int base) {
   u64 v = 0;
   if (s.empty()) return std::nullopt;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
   if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
   return v;
 }
@@ -26,6 +24,8 @@ std::vector<std::string_view> words(std::string_view line) {
   }
   return out;
 }
+
+namespace {
 
 // /proc/schedstat's domain fields, by their kernel names: per idle type, then the others.
 constexpr const char *kLb[] = {"lb_count",  "lb_balanced",   "lb_failed",  "lb_imbalance",

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -82,6 +83,11 @@ Schedstat parse_schedstat(std::string_view text);
 // after - before, CPU by CPU and domain by domain (counters that went back count as 0).
 // Throws SchedstatError when the two do not describe the same CPUs and domains.
 Schedstat schedstat_delta(const Schedstat &before, const Schedstat &after);
+
+// For the readers of the kernel's text files: the words of a line (split at spaces, tabs and
+// carriage returns) and an unsigned number in `base` with nothing around it.
+std::vector<std::string_view> words(std::string_view line);
+std::optional<u64> to_u64(std::string_view s, int base = 10);
 
 // Every counter under its kernel name, summed over CPUs (and domains and idle types):
 // ttwu_count, sched_count, lb_count, alb_pushed, ttwu_move_affine, ...

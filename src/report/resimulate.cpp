@@ -123,10 +123,14 @@ RunChoice choose_run(const ResultFile &r, const std::optional<std::string> &conf
   return c;
 }
 
-Rerun prepare_rerun(const std::string &scenario_file, const RunChoice &c) {
+namespace {
+
+// The scenario `load` gives, with the configuration and seed chosen; bad input is InputError.
+template <class Load>
+Rerun prepare_with(Load load, const RunChoice &c) {
   Rerun r;
   try {
-    r.scenario = scenario::load_scenario(scenario_file);
+    r.scenario = load();
     r.config = scenario::choose_config(r.scenario, c.config, c.features, c.tunables);
   } catch (const scenario::ScenarioError &e) {
     throw InputError(e.what());
@@ -137,19 +141,16 @@ Rerun prepare_rerun(const std::string &scenario_file, const RunChoice &c) {
   return r;
 }
 
+}  // namespace
+
+Rerun prepare_rerun(const std::string &scenario_file, const RunChoice &c) {
+  return prepare_with([&] { return scenario::load_scenario(scenario_file); }, c);
+}
+
 Rerun prepare_rerun(const ResultFile &f, const RunChoice &c) {
   if (!f.embedded) return prepare_rerun(f.scenario_file, c);
-  Rerun r;
-  try {
-    r.scenario = scenario::load_scenario_text(f.scenario_text, f.scenario_file);
-    r.config = scenario::choose_config(r.scenario, c.config, c.features, c.tunables);
-  } catch (const scenario::ScenarioError &e) {
-    throw InputError(e.what());
-  } catch (const std::invalid_argument &e) {
-    throw InputError(e.what());
-  }
-  r.seed = c.seed;
-  return r;
+  return prepare_with(
+      [&] { return scenario::load_scenario_text(f.scenario_text, f.scenario_file); }, c);
 }
 
 observe::Timeline rerun_timeline(const Rerun &r, Time from, Time to, const std::vector<int> &cpus,

@@ -10,25 +10,8 @@ namespace {
 
 constexpr std::string_view kMagic = "@SCHEDLAB ";
 
-std::optional<u64> to_u64(std::string_view s, int base = 10) {
-  u64 v = 0;
-  if (s.empty()) return std::nullopt;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-std::vector<std::string_view> words(std::string_view line) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) i++;
-    const std::size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') i++;
-    if (i > start) out.push_back(line.substr(start, i - start));
-  }
-  return out;
-}
+using real::to_u64;
+using real::words;
 
 }  // namespace
 
