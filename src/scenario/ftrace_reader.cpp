@@ -224,7 +224,7 @@ void Reader::parse_line(std::string_view line) {
   }
   if (sp == std::string_view::npos || rest[sp - 1] != ':' || !to_ns(rest.substr(0, sp - 1), &ts))
     fail(file, line_no, "bad timestamp (SECONDS.FRACTION:)");
-  rest = rest.substr(sp + 1);
+  rest = trim(rest.substr(sp + 1));  // perf script right-aligns the event names
   const auto colon = rest.find(": ");
   auto event = colon == std::string_view::npos ? trim(rest) : rest.substr(0, colon);
   if (event.starts_with("sched:")) event.remove_prefix(6);  // perf's SUBSYSTEM:EVENT
