@@ -5,8 +5,9 @@
 # checks on its JSON: the guest had the scenario's topology, cookies were really applied
 # (non-zero ids shared by the pairs, whether made per thread or with the thread_group and
 # process_group scopes; none without) and forced idle appeared only with them, and the
-# result has every key of the simulator's experiment JSON, so compare reads it. Prints one
-# verdict line; exits 0 only if every check passes. See docs/vm.md.
+# result has every key of the simulator's experiment JSON, so compare reads it; then a traced
+# run in the guest against the same run simulated, field by field. Prints a verdict line per
+# part; exits 0 only if every check passes. See docs/vm.md.
 #
 # Usage: scripts/twin-smoke.sh SCHEDLAB BZIMAGE [--accel auto|kvm|tcg] [--out DIR]
 set -euo pipefail
@@ -112,4 +113,19 @@ print(f"twin-smoke: PASS ({tw['accel']}, kernel {tw.get('kernel_release')}): 4 C
       f"cookies applied, forced idle {c['mean_forceidle_s']:.3f} s with cookies and 0 without, "
       f"the simulator's JSON keys present")
 PY
+# The simulator's ftrace text against the kernel's own: a traced "Cookie" run in the guest and
+# the same run simulated must have the same header lines and, event by event, the same fields
+# in the same shapes (tests/cli/ftrace_reference_parser.py --golden); only values differ.
+rc=0
+"$schedlab" measure "$scenario" --vm --kernel "$bzimage" --accel "$accel" --runs 1 \
+  --config Cookie --trace "$out/twin.trace" --workdir "$out/guest-trace" \
+  >"$out/twin-trace.txt" 2>"$out/twin-trace.err" || rc=$?
+[ "$rc" -eq 0 ] || fail "schedlab measure --vm --trace exited $rc: $(tail -n 2 "$out/twin-trace.err" | tr '\n' ' ')"
+"$schedlab" run "$scenario" --config Cookie --trace "$out/sim.trace" >/dev/null ||
+  fail "schedlab run --trace of the same scenario failed"
+python3 "$root/tests/cli/ftrace_reference_parser.py" "$out/sim.trace" --kernel 6.12 \
+  --golden "$out/twin.trace" --require sched_switch sched_waking sched_wakeup \
+  >"$out/trace-compare.txt" 2>&1 ||
+  fail "the simulated trace differs in layout from the twin's (see $out/trace-compare.txt)"
+echo "twin-smoke: PASS: the simulated ftrace text has the twin kernel's header and event fields ($(tail -n 1 "$out/trace-compare.txt" | cut -d';' -f1))"
 echo "twin-smoke: took $(( SECONDS - t0 )) s" >&2

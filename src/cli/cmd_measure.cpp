@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/interrupt.h"
 #include "cli/output.h"
+#include "cli/provenance.h"
 #include "experiment/experiment_report.h"
 #include "machine/host_topology.h"
 #include "real/calibrate.h"
@@ -118,7 +119,14 @@ int cmd_measure(const std::string &file, const std::string &config_name,
     std::fprintf(text, "mean completion time over %zu runs: %.3f s\n", results.size(),
                  sum / static_cast<double>(results.size()));
   }
-  if (int wrc = json_out.write(real::measure_to_json(results, host).dump(2) + "\n")) return wrc;
+  if (json_out.wanted()) {
+    nlohmann::ordered_json j = real::measure_to_json(results, host);
+    j["scenario_source"] = scenario_source_json(s.file, s.source, json);
+    OptionsJson opts;
+    opts.add("config", config_name).add("runs", runs_text);
+    j["options"] = opts.json();
+    if (int wrc = json_out.write(j.dump(2) + "\n")) return wrc;
+  }
   if (rc) return rc;
   return results.back().interrupted ? kExitInterrupted : 0;
 }
@@ -249,7 +257,22 @@ int cmd_measure_vm(const std::string &file, const std::vector<std::string> &conf
   std::fputs(vm::twin_table(r).c_str(), text);
   for (const std::string &w : r.warnings)
     std::fprintf(stderr, "schedlab measure: warning: %s\n", w.c_str());
-  if (int wrc = json_out.write(vm::twin_to_json(r).dump(2) + "\n")) return wrc;
+  if (json_out.wanted()) {
+    // What the experiment's JSON keeps of how it was made, so the twin's result reads the same.
+    nlohmann::ordered_json j = vm::twin_to_json(r);
+    j["scenario_source"] = scenario_source_json(s.file, s.source, json);
+    OptionsJson opts;
+    opts.add("config", configs)
+        .add("runs", runs_text)
+        .add("vm", true)
+        .add("kernel", v.kernel)
+        .add("accel", v.accel)
+        .add("seed_base", v.seed_base)
+        .add("memory", v.memory)
+        .add("trace", v.trace);
+    j["options"] = opts.json();
+    if (int wrc = json_out.write(j.dump(2) + "\n")) return wrc;
+  }
   if (csv_out.wanted())
     if (int wrc = csv_out.write(experiment::experiment_csv(r.experiment))) return wrc;
   if (trace_out.wanted()) {
