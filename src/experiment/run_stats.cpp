@@ -29,7 +29,9 @@ constexpr CostName kCostNames[] = {
      [](const MachineCosts &c) { return double(c.newidle_balance_base_ns); }},
     {"costs.newidle_balance_per_cpu_ns",
      [](const MachineCosts &c) { return double(c.newidle_balance_per_cpu_ns); }},
-    // The idle states, as one number that differs when any of them does.
+    // The idle states as one fingerprint (count, then each state's latency and residency): two
+    // machines whose states differ almost surely differ in it, and it only decides which
+    // tables a report shows.
     {"costs.idle_states",
      [](const MachineCosts &c) {
        double h = c.nr_idle_states;
