@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 #include "sim/random.h"
 
@@ -90,10 +91,22 @@ double ci95(const std::vector<double> &x) {
   return t975(x.size() - 1) * stddev(x) / std::sqrt(static_cast<double>(x.size()));
 }
 
-Paired paired(const std::vector<double> &x, const std::vector<double> &base) {
-  if (x.size() != base.size()) throw std::invalid_argument("paired: samples differ in size");
+namespace {
+
+// x_i - base_i, seed by seed; `who` names the caller when the samples differ in size.
+std::vector<double> differences(const std::vector<double> &x, const std::vector<double> &base,
+                                const char *who) {
+  if (x.size() != base.size())
+    throw std::invalid_argument(std::string(who) + ": samples differ in size");
   std::vector<double> d(x.size());
   for (std::size_t i = 0; i < x.size(); i++) d[i] = x[i] - base[i];
+  return d;
+}
+
+}  // namespace
+
+Paired paired(const std::vector<double> &x, const std::vector<double> &base) {
+  const std::vector<double> d = differences(x, base, "paired");
   return Paired{mean(d), ci95(d)};
 }
 
@@ -142,9 +155,7 @@ double t_two_sided_p(double t, double df) {
 }
 
 TTest paired_t(const std::vector<double> &x, const std::vector<double> &base) {
-  if (x.size() != base.size()) throw std::invalid_argument("paired_t: samples differ in size");
-  std::vector<double> d(x.size());
-  for (std::size_t i = 0; i < x.size(); i++) d[i] = x[i] - base[i];
+  const std::vector<double> d = differences(x, base, "paired_t");
   TTest r;
   r.diff = mean(d);
   if (d.size() < 2) return {r.diff, kNaN, kNaN, kNaN};
