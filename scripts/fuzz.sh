@@ -11,7 +11,7 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_scenario_toml fuzz_rtapp_json fuzz_ftrace fuzz_cli_args fuzz_guest_results)
 build=${SCHEDLAB_FUZZ_BUILD:-build/fuzz}
 # -O1 -g1 with assertions on, as the sanitizer presets (CMakePresets.json).
-CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCHEDLAB_FUZZ=ON \
+CC=clang CXX=clang++ cmake -G Ninja -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCHEDLAB_FUZZ=ON \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DSCHEDLAB_BENCH=OFF >/dev/null
 cmake --build "$build" -j "${JOBS:-$(nproc)}" --target "${targets[@]}"
 mkdir -p "$build/findings"

@@ -7,7 +7,7 @@
 # Debian's kernel source, the kernel's build tools and QEMU. The options combine.
 # Why each one: docs/dependencies.md.
 set -euo pipefail
-pkgs=(cmake g++ make libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libfmt-dev)
+pkgs=(cmake ninja-build g++ libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libfmt-dev)
 all_pkgs=(python3 linux-perf libgtest-dev libgmock-dev libbenchmark-dev rt-app libopenmpi-dev openmpi-bin
           clang libclang-rt-14-dev dpkg-dev man-db groff-base)
 twin_pkgs=(linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev

@@ -117,7 +117,14 @@ elif mode == "rotate":
     print(f"mutate.sh: --rotate {rotate} with seed {seed}", file=sys.stderr)
 
 commands = {os.path.realpath(e["file"]): e for e in json.load(open(f"{build}/compile_commands.json"))}
-link_txt = open(f"{build}/tests/CMakeFiles/schedlab_tests.dir/link.txt").read().strip()
+# The unit tests' link command, run from link_cwd: Ninja's (the presets') or Make's.
+if os.path.exists(f"{build}/build.ninja"):
+    out = subprocess.run(["ninja", "-C", build, "-t", "commands", "tests/schedlab_tests"],
+                         capture_output=True, text=True, check=True).stdout
+    link_txt, link_cwd, link_out = out.strip().splitlines()[-1], build, "tests/schedlab_tests"
+else:
+    link_txt = open(f"{build}/tests/CMakeFiles/schedlab_tests.dir/link.txt").read().strip()
+    link_cwd, link_out = f"{build}/tests", "schedlab_tests"
 shutil.copytree(f"{root}/src", f"{scratch}/src")
 
 
@@ -147,19 +154,21 @@ def build_mutant(m, work):
         r = run(args, cwd=entry["directory"])
         if r.returncode:
             return None, "does not compile: " + (r.stderr.strip().splitlines() or ["?"])[0]
-        # CMakeFiles/<target>.dir/... -> lib<target>.a in the same directory.
+        # [dir/]CMakeFiles/<target>.dir/... -> [dir/]lib<target>.a.
         target = re.search(r"CMakeFiles/([^/]+)\.dir/", out).group(1)
-        lib = f"{entry['directory']}/lib{target}.a"
+        lib = os.path.join(entry["directory"], out[:out.index("CMakeFiles/")], f"lib{target}.a")
         mlib = f"{work}/lib{target}.a"
         shutil.copy(lib, mlib)
         r = run(["ar", "r", mlib, obj])
         if r.returncode:
             return None, "ar: " + r.stderr.strip()
         exe = f"{work}/schedlab_tests"
-        libref = os.path.relpath(lib, f"{build}/tests")
-        link = link_txt.replace(" -o schedlab_tests ", f" -o {shlex.quote(exe)} ")
+        libref = os.path.relpath(lib, link_cwd)
+        link = link_txt.replace(f" -o {link_out} ", f" -o {shlex.quote(exe)} ")
+        if link == link_txt:
+            return None, f"link: no '-o {link_out}' in the link command"
         link = re.sub(r"(?<=\s)" + re.escape(libref) + r"(?=\s|$)", shlex.quote(mlib), link)
-        r = run(link, cwd=f"{build}/tests")
+        r = run(link, cwd=link_cwd)
         if r.returncode:
             return None, "link: " + (r.stderr.strip().splitlines() or ["?"])[0]
         return exe, None
