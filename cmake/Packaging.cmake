@@ -30,7 +30,11 @@ install(FILES ${PROJECT_BINARY_DIR}/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
         FILES_MATCHING PATTERN "*.md" PATTERN "*.svg")
 configure_file(docs/schedlab.1 ${PROJECT_BINARY_DIR}/schedlab.1 @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/schedlab.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+# Installed compressed, as Debian policy asks of manual pages (gzip -9n: no name or time stamp,
+# so the same page gives the same bytes).
+execute_process(COMMAND gzip -9n -c ${PROJECT_BINARY_DIR}/schedlab.1
+                OUTPUT_FILE ${PROJECT_BINARY_DIR}/schedlab.1.gz COMMAND_ERROR_IS_FATAL ANY)
+install(FILES ${PROJECT_BINARY_DIR}/schedlab.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES tools/completion/schedlab DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 
 set(CPACK_GENERATOR DEB)

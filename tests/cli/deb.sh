@@ -40,7 +40,7 @@ u=$tmp/root/usr
 dpkg-deb -c "$deb" >"$tmp/contents.txt"
 check "owned by root in the archive" '! awk "{ print \$2 }" "$tmp/contents.txt" | grep -qv "^root/root$"'
 for f in bin/schedlab libexec/schedlab/schedlab-guest share/schedlab/scenarios/wakeup-fastpath.toml \
-         share/schedlab/scenarios/twin/smoke.toml share/man/man1/schedlab.1 \
+         share/schedlab/scenarios/twin/smoke.toml share/man/man1/schedlab.1.gz \
          share/bash-completion/completions/schedlab share/doc/schedlab/README.md share/doc/schedlab/docs/cli.md \
          share/doc/schedlab/copyright; do
   check "the package holds /usr/$f" '[ -e "$u/$f" ]'

@@ -20,7 +20,7 @@ if [ -e "$build/schedlab-guest" ]; then
 fi
 check "every shipped scenario is in share/schedlab/scenarios/, subfolders kept: $(diff <(cd "$src/scenarios" && find . -type f | sort) <(cd "$u/share/schedlab/scenarios" 2>/dev/null && find . -type f | sort) | grep '^[<>]' | tr '\n' ' ')" \
   'diff <(cd "$src/scenarios" && find . -type f | sort) <(cd "$u/share/schedlab/scenarios" && find . -type f | sort) >/dev/null'
-check "the manual page, with the version filled in" '[ -f "$u/share/man/man1/schedlab.1" ] && grep -q "^\.TH SCHEDLAB 1 .*\"schedlab $("$bin" --version | awk "{print \$2}")\"" "$u/share/man/man1/schedlab.1"'
+check "the manual page, compressed, with the version filled in" '[ -f "$u/share/man/man1/schedlab.1.gz" ] && zcat "$u/share/man/man1/schedlab.1.gz" | grep -q "^\.TH SCHEDLAB 1 .*\"schedlab $("$bin" --version | awk "{print \$2}")\""'
 check "the bash completion" 'bash -n "$u/share/bash-completion/completions/schedlab" && grep -q "complete -F _schedlab schedlab" "$u/share/bash-completion/completions/schedlab"'
 d=$u/share/doc/schedlab
 check "the README, licence and docs" '[ -f "$d/README.md" ] && [ -f "$d/LICENSE" ] && [ -f "$d/docs/cli.md" ] && [ -f "$d/docs/experiments/wakeup-fastpath.md" ]'
