@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// schedlab replay: an ftrace text trace, replayed as a workload on any machine and features.
+// schedlab replay: an ftrace text trace or a trace-cmd data file, replayed as a workload on any
+// machine and features.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -82,10 +83,13 @@ int cmd_replay(const ReplayArgs &a) {
     cookies.push_back(std::move(list));
   }
   try {
-    spec = scenario::derive_replay(scenario::read_ftrace(a.trace));
+    spec = scenario::derive_replay(scenario::read_trace(a.trace));
     if (!a.base.empty()) base = scenario::load_scenario(a.base);
     s = scenario::replay_scenario(spec, a.base.empty() ? nullptr : &base, cookies);
     choice = scenario::choose_config(s, a.config, kernel_params(a.kernel));
+  } catch (const scenario::TraceUnsupported &e) {
+    std::fprintf(stderr, "schedlab replay: %s\n", e.what());
+    return kExitUnsupported;
   } catch (const scenario::ScenarioError &e) {
     std::fprintf(stderr, "%s\n", e.what());
     return kExitBadInput;
@@ -140,9 +144,9 @@ int cmd_replay(const ReplayArgs &a) {
 Command add_replay_command(CLI::App &app) {
   auto a = std::make_shared<ReplayArgs>();
   CLI::App *c = app.add_subcommand(
-      "replay",
-      "Replay an ftrace text trace (kernel trace file or trace-cmd report) as a workload");
-  c->add_option("trace", a->trace, "ftrace text trace: sched_switch, sched_waking, fork, exit")
+      "replay", "Replay a kernel trace (ftrace text, trace-cmd report or trace.dat) as a workload");
+  c->add_option("trace", a->trace,
+                "ftrace text or trace-cmd data file: sched_switch, sched_waking, fork, exit")
       ->required()
       ->type_name("FILE");
   c->add_option("--scenario", a->base,

@@ -15,13 +15,14 @@
 #include "experiment/summary.h"
 #include "observe/chrome_trace_writer.h"
 #include "observe/ftrace_writer.h"
+#include "observe/tracedat_writer.h"
 #include "scenario/config.h"
 
 namespace schedlab::cli {
 namespace {
 
 struct TraceOptions {
-  std::string file, json, from, to, cpus;
+  std::string file, dat, json, from, to, cpus;
   bool pelt = false;
 };
 
@@ -63,23 +64,26 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
     std::fprintf(stderr, "schedlab run: %s\n", e.what());
     return kExitBadInput;
   }
-  // --trace (ftrace text) and --trace-json (Chrome trace events), both streamed, for the
-  // window [--trace-from, --trace-to) and the CPUs of --trace-cpus. Every output is opened
-  // before the run, so that a bad path fails at once.
-  if (!at_most_one_stdout(
-          "run", {{"--json", json}, {"--trace", trace.file}, {"--trace-json", trace.json}}))
+  // --trace (ftrace text), --trace-dat (trace-cmd's trace.dat) and --trace-json (Chrome trace
+  // events), all streamed, for the window [--trace-from, --trace-to) and the CPUs of
+  // --trace-cpus. Every output is opened before the run, so that a bad path fails at once.
+  if (!at_most_one_stdout("run", {{"--json", json},
+                                  {"--trace", trace.file},
+                                  {"--trace-dat", trace.dat},
+                                  {"--trace-json", trace.json}}))
     return kExitBadInput;
-  Output json_out, trace_out, json_trace_out;
+  Output json_out, trace_out, dat_out, json_trace_out;
   std::unique_ptr<observe::FtraceWriter> writer;
+  std::unique_ptr<observe::TraceDatWriter> dat_writer;
   std::unique_ptr<observe::ChromeTraceWriter> json_writer;
-  if (trace.file.empty() && trace.json.empty()) {
+  if (trace.file.empty() && trace.dat.empty() && trace.json.empty()) {
     // The window and the event choice shape a trace: without one they would be ignored.
     for (auto [set, flag] :
          {std::pair{!trace.from.empty(), "--trace-from"},
           std::pair{!trace.to.empty(), "--trace-to"},
           std::pair{!trace.cpus.empty(), "--trace-cpus"}, std::pair{trace.pelt, "--trace-pelt"}})
       if (set) {
-        std::fprintf(stderr, "schedlab run: %s needs --trace or --trace-json\n", flag);
+        std::fprintf(stderr, "schedlab run: %s needs --trace, --trace-dat or --trace-json\n", flag);
         return kExitBadInput;
       }
   } else {
@@ -116,6 +120,7 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
       cpus = *list;
     }
     if (!trace_out.open("run", "--trace", trace.file) ||
+        !dat_out.open("run", "--trace-dat", trace.dat) ||
         !json_trace_out.open("run", "--trace-json", trace.json))
       return kExitError;
     if (trace_out.wanted()) {
@@ -127,6 +132,16 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
         return kExitError;
       }
       sim->add_tracer(writer.get());
+    }
+    if (dat_out.wanted()) {
+      dat_writer = std::make_unique<observe::TraceDatWriter>(sim->kernel(), dat_out.file(), from,
+                                                             to, cpus, trace.pelt);
+      if (int err = dat_writer->error()) {
+        std::fprintf(stderr, "schedlab run: --trace-dat %s: cannot create a temporary file: %s\n",
+                     trace.dat.c_str(), std::strerror(err));
+        return kExitError;
+      }
+      sim->add_tracer(dat_writer.get());
     }
     if (json_trace_out.wanted()) {
       json_writer = std::make_unique<observe::ChromeTraceWriter>(
@@ -154,6 +169,7 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
   if (r.stop == engine::RunResult::Stop::EventLimit) {
     json_out.discard();
     trace_out.discard();
+    dat_out.discard();
     json_trace_out.discard();
     std::fprintf(stderr,
                  "schedlab run: the run reached the limit of %llu events (--max-events) at "
@@ -169,10 +185,18 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
                    std::strerror(err));
       return kExitError;
     }
+  if (dat_writer)
+    if (int err = dat_writer->finish()) {
+      std::fprintf(stderr, "schedlab run: --trace-dat %s: write failed: %s\n", trace.dat.c_str(),
+                   std::strerror(err));
+      return kExitError;
+    }
   if (json_writer) json_writer->finish(r.metrics.end_ns);
   if (int rc = trace_out.close()) return rc;
+  if (int rc = dat_out.close()) return rc;
   if (int rc = json_trace_out.close()) return rc;
-  const bool data_on_stdout = json == "-" || trace.file == "-" || trace.json == "-";
+  const bool data_on_stdout =
+      json == "-" || trace.file == "-" || trace.dat == "-" || trace.json == "-";
   if (partial)
     std::fprintf(text_stream(data_on_stdout),
                  "PARTIAL: stopped at simulated time %.9f s; the figures cover [0, %.9f s)\n",
@@ -234,6 +258,10 @@ Command add_run_command(CLI::App &app) {
   run->add_option("--trace", a->trace.file,
                   "Write an ftrace text trace (the nop tracer's format) to FILE (- for stdout)")
       ->type_name("FILE");
+  run->add_option("--trace-dat", a->trace.dat,
+                  "Write the same events as a trace-cmd data file (trace.dat, as trace-cmd "
+                  "report and KernelShark read it) to FILE (- for stdout)")
+      ->type_name("FILE");
   run->add_option("--trace-json", a->trace.json,
                   "Write a Chrome trace-event JSON (CPU tracks, task and forced-idle slices) to "
                   "FILE (- for stdout)")
@@ -248,9 +276,9 @@ Command add_run_command(CLI::App &app) {
       ->type_name("LIST");
   run->add_flag(
       "--trace-pelt", a->trace.pelt,
-      "Add the load-tracking tracepoints: PELT and util_est events to --trace (LISA's "
-      "lisa__sched_pelt_*/lisa__sched_util_est_*_unified format), util counters per CPU to "
-      "--trace-json");
+      "Add the load-tracking tracepoints: PELT and util_est events to --trace and --trace-dat "
+      "(LISA's lisa__sched_pelt_*/lisa__sched_util_est_*_unified format), util counters per CPU "
+      "to --trace-json");
   run->add_flag("--latency", a->latency,
                 "Print each task's scheduling delays as perf sched latency does (runtime, count, "
                 "average and maximum delay, when the maximum began and ended)");

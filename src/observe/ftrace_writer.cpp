@@ -48,12 +48,23 @@ int trace_prio(const task_struct *p) {
 //    sched_switch). A PREEMPT_DYNAMIC kernel would show 2 on sched_switch (schedule()'s
 //    preempt_disable() plus the runqueue lock; the tracepoint's own guard is subtracted).
 //  - migrate-disable: '.': scheduler paths do not run under migrate_disable().
+// In the entry's flags byte, 'N' is need-resched with the preempt-resched bit.
+std::uint8_t trace_entry_flags(const kernel::Kernel &k, const task_struct *current,
+                               bool in_schedule) {
+  std::uint8_t f = kTraceIrqsOff;
+  if (current->need_resched && !in_schedule) f |= kTraceNeedResched | kTracePreemptResched;
+  if (k.in_hardirq()) f |= kTraceHardirq;
+  if (k.in_serving_softirq()) f |= kTraceSoftirq;
+  return f;
+}
+
 std::string trace_flags(const kernel::Kernel &k, const task_struct *current, bool in_schedule) {
+  const std::uint8_t e = trace_entry_flags(k, current, in_schedule);
   std::string f = "d....";
-  if (current->need_resched && !in_schedule) f[1] = 'N';
-  if (k.in_hardirq())
-    f[2] = k.in_serving_softirq() ? 'H' : 'h';
-  else if (k.in_serving_softirq())
+  if (e & kTraceNeedResched) f[1] = 'N';
+  if (e & kTraceHardirq)
+    f[2] = e & kTraceSoftirq ? 'H' : 'h';
+  else if (e & kTraceSoftirq)
     f[2] = 's';
   return f;
 }
@@ -68,6 +79,26 @@ const char *trace_prev_state(const task_struct *prev, unsigned int state) {
   if (state & kernel::TASK_DEAD) return prev->pid == prev->tgid ? "Z" : "X";
   if (state & kernel::TASK_INTERRUPTIBLE) return "S";
   return "R";
+}
+
+long trace_prev_state_value(const task_struct *prev, unsigned int state) {
+  switch (trace_prev_state(prev, state)[0]) {
+    case 'S':
+      return 0x01;  // TASK_INTERRUPTIBLE
+    case 'X':
+      return 0x10;  // EXIT_DEAD
+    case 'Z':
+      return 0x20;  // EXIT_ZOMBIE
+    default:
+      return 0;
+  }
+}
+
+bool trace_group_dead(const kernel::Kernel &k, const task_struct *p) {
+  for (const auto &q : k.tasks())
+    if (q.get() != p && q->tgid == p->tgid && !q->is_idle_task && !(q->__state & kernel::TASK_DEAD))
+      return false;
+  return true;
 }
 
 FtraceWriter::FtraceWriter(const kernel::Kernel &k, std::FILE *out, Time from, Time to,
@@ -226,16 +257,7 @@ void FtraceWriter::sched_process_exit(Time t, const task_struct *p) {
   if (!prefix(t, p->cpu, p)) return;
   std::fprintf(body_, "sched_process_exit: comm=%s pid=%d prio=%d", trace_comm(p, false).c_str(),
                p->pid, trace_prio(p));
-  if (v618_) {
-    bool group_dead = true;
-    for (const auto &q : k_.tasks())
-      if (q.get() != p && q->tgid == p->tgid && !q->is_idle_task &&
-          !(q->__state & kernel::TASK_DEAD)) {
-        group_dead = false;
-        break;
-      }
-    std::fprintf(body_, " group_dead=%s", group_dead ? "true" : "false");
-  }
+  if (v618_) std::fprintf(body_, " group_dead=%s", trace_group_dead(k_, p) ? "true" : "false");
   std::fputc('\n', body_);
 }
 

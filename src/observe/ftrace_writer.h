@@ -6,6 +6,7 @@
 // the print format of its tracepoint. Events stream to the output (or, when that cannot seek,
 // to an unnamed temporary file) so memory does not grow with the trace; finish() puts the
 // header, whose counts are known only then, in front of them.
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -79,13 +80,28 @@ std::vector<char> traced_cpus(int nr_cpus, const std::vector<int> &cpus);
 
 // The comm as ftrace prints it: idle tasks are "<idle>" in the prefix; spaces become '_'.
 std::string trace_comm(const kernel::task_struct *p, bool prefix);
-// The five latency-format flag characters ftrace prints for an event the kernel `k` traces on
-// behalf of `current` (see FtraceWriter::prefix()).
+// The flags byte of a trace entry (common_flags; the kernel's TRACE_FLAG_* bits) for an event
+// the kernel `k` traces on behalf of `current` (see FtraceWriter::prefix()).
+enum TraceEntryFlag : std::uint8_t {
+  kTraceIrqsOff = 0x01,
+  kTraceNeedResched = 0x04,
+  kTraceHardirq = 0x08,
+  kTraceSoftirq = 0x10,
+  kTracePreemptResched = 0x20,
+};
+std::uint8_t trace_entry_flags(const kernel::Kernel &k, const kernel::task_struct *current,
+                               bool in_schedule = false);
+// The five latency-format flag characters ftrace prints for those flags.
 std::string trace_flags(const kernel::Kernel &k, const kernel::task_struct *current,
                         bool in_schedule = false);
 // sched_switch's prev_state as 6.12 and 6.18 print it for a task that switches out in
 // `state` (its __state; TASK_RUNNING = preempted at a user-mode preemption point).
 const char *trace_prev_state(const kernel::task_struct *prev, unsigned int state);
+// The same as the value of the event's prev_state field: 0 (R), TASK_INTERRUPTIBLE (S),
+// EXIT_DEAD (X), EXIT_ZOMBIE (Z).
+long trace_prev_state_value(const kernel::task_struct *prev, unsigned int state);
 int trace_prio(const kernel::task_struct *p);
+// sched_process_exit's group_dead (6.18): `p` is the last live thread of its thread group.
+bool trace_group_dead(const kernel::Kernel &k, const kernel::task_struct *p);
 
 }  // namespace schedlab::observe

@@ -6,6 +6,7 @@
 // is not an event line, or a scheduler event whose fields do not parse, is an error naming the
 // file and line.
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,22 @@ struct ParsedTrace {
 // Throws ScenarioError ("FILE:LINE: error: ...") on bad input.
 ParsedTrace parse_ftrace(std::string_view text, const std::string &file);
 ParsedTrace read_ftrace(const std::string &file);
+
+// A trace this build cannot read (a trace-cmd data file without libtracecmd): what() is one
+// line, "FILE: ...: unsupported here: ...".
+class TraceUnsupported : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// Whether `file` starts with a trace-cmd data file's magic ("\x17\x08\x44tracing").
+bool is_trace_dat(const std::string &file);
+// A trace-cmd data file (trace.dat, any version trace-cmd writes), read with libtracecmd: the
+// same events read_ftrace() keeps, with nanosecond timestamps and the file's CPU count. Throws
+// ScenarioError ("FILE: error: ...") on a file it cannot read, TraceUnsupported when schedlab
+// was built without libtracecmd.
+ParsedTrace read_trace_dat(const std::string &file);
+// Either reader, by the file's first bytes.
+ParsedTrace read_trace(const std::string &file);
 
 // Each task's run / sleep / wake sequence (workload/replay.h). Tasks whose every event is in
 // the idle task (pid 0) are not replayed.

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "scenario/ftrace_reader.h"
+#include "scenario/limits.h"
 
 namespace schedlab::scenario {
 
@@ -178,6 +179,14 @@ std::shared_ptr<ReplaySpec> Builder::finish(const ParsedTrace &t) {
 }  // namespace
 
 std::shared_ptr<const workload::ReplaySpec> derive_replay(const ParsedTrace &t) {
+  // A simulated run is at most max_duration_ns() long (30 days unless raised): a longer trace
+  // has a corrupt timestamp, and replaying a task running for that long would not end.
+  const Time span = t.events.back().ts - t.events.front().ts;
+  if (span > max_duration_ns())
+    throw ScenarioError(fmt::format(
+        "{}: error: the trace spans {:.0f} s, more than the {:.0f} s a simulated run may last "
+        "(docs/limits.md): a corrupt timestamp?",
+        t.file, static_cast<double>(span) / 1e9, static_cast<double>(max_duration_ns()) / 1e9));
   Builder b(t);
   for (const auto &e : t.events) b.event(e);
   return b.finish(t);
