@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/timehist_view.h"
 #include "engine/simulation.h"
 #include "experiment/result_json.h"
 #include "experiment/summary.h"
@@ -23,6 +24,7 @@ struct ReplayArgs {
   std::string trace, base, config, seed, json;
   std::vector<std::string> cookies;
   KernelParamArgs kernel;
+  TimehistArgs timehist;
 };
 
 // Per task: CPU time in the trace and in the replay.
@@ -100,8 +102,13 @@ int cmd_replay(const ReplayArgs &a) {
   Output out;  // opened before the run, so that a bad path fails at once
   if (!out.open("replay", "--json", a.json)) return kExitError;
   engine::RunResult r;
+  TimehistView timehist;
   try {
     engine::Simulation sim(s, choice.name, choice.kernel, seed.value_or(s.seed));
+    if (int rc = timehist.start("replay", a.timehist, sim, {})) {
+      out.discard();
+      return rc;
+    }
     r = sim.run();
   } catch (const std::invalid_argument &e) {
     out.discard();
@@ -112,6 +119,7 @@ int cmd_replay(const ReplayArgs &a) {
   std::fputs(experiment::run_summary(r, s).c_str(), text);
   Time trace_total = 0, replay_total = 0;
   std::fputs(replay_table(*spec, r, &trace_total, &replay_total).c_str(), text);
+  if (int rc = timehist.print("replay", text)) return rc;
   if (out.wanted()) {
     nlohmann::ordered_json j = experiment::run_to_json(r, s);
     nlohmann::ordered_json rep;
@@ -165,6 +173,7 @@ Command add_replay_command(CLI::App &app) {
       ->allow_extra_args(false)
       ->type_name("COMM,...");
   add_kernel_param_options(c, a->kernel);
+  add_timehist_options(c, a->timehist);
   c->allow_extras(false);
   return {c, [a] { return cmd_replay(*a); }};
 }

@@ -10,6 +10,7 @@
 #include "cli/interrupt.h"
 #include "cli/output.h"
 #include "cli/provenance.h"
+#include "cli/timehist_view.h"
 #include "engine/simulation.h"
 #include "experiment/result_json.h"
 #include "experiment/summary.h"
@@ -42,7 +43,7 @@ std::optional<Time> wasted_threshold(const char *cmd, const std::string &text) {
 
 int cmd_run(const std::string &file, const std::string &config, std::optional<u64> seed,
             const std::string &json, const KernelParamArgs &kernel, const TraceOptions &trace,
-            const CheckOptions &check, bool latency, u64 max_events,
+            const CheckOptions &check, bool latency, const TimehistArgs &timehist, u64 max_events,
             std::optional<std::chrono::nanoseconds> max_wall, const OptionsJson &options) {
   scenario::Scenario s;
   scenario::ConfigChoice choice;
@@ -76,49 +77,61 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
   std::unique_ptr<observe::FtraceWriter> writer;
   std::unique_ptr<observe::TraceDatWriter> dat_writer;
   std::unique_ptr<observe::ChromeTraceWriter> json_writer;
-  if (trace.file.empty() && trace.dat.empty() && trace.json.empty()) {
-    // The window and the event choice shape a trace: without one they would be ignored.
-    for (auto [set, flag] :
-         {std::pair{!trace.from.empty(), "--trace-from"},
-          std::pair{!trace.to.empty(), "--trace-to"},
-          std::pair{!trace.cpus.empty(), "--trace-cpus"}, std::pair{trace.pelt, "--trace-pelt"}})
-      if (set) {
-        std::fprintf(stderr, "schedlab run: %s needs --trace, --trace-dat or --trace-json\n", flag);
-        return kExitBadInput;
-      }
-  } else {
-    std::string why;
-    Time from = 0, to = kTimeNever;
-    for (auto [text, out, flag] :
-         {std::tuple{trace.from, &from, "--trace-from"}, std::tuple{trace.to, &to, "--trace-to"}}) {
-      if (text.empty()) continue;
-      const auto d = scenario::parse_duration(text, &why);
-      if (!d) {
-        std::fprintf(stderr, "schedlab run: %s %s: %s\n", flag, text.c_str(), why.c_str());
-        return kExitBadInput;
-      }
-      *out = *d;
-    }
-    if (from >= to) {
-      std::fprintf(stderr, "schedlab run: --trace-from must be before --trace-to\n");
+  TimehistView timehist_view;
+  const bool tracing = !trace.file.empty() || !trace.dat.empty() || !trace.json.empty();
+  // The window and the event choice shape a trace (and the timehist view): without one they
+  // would be ignored.
+  for (auto [set, flag] :
+       {std::pair{!trace.from.empty(), "--trace-from"}, std::pair{!trace.to.empty(), "--trace-to"},
+        std::pair{!trace.cpus.empty(), "--trace-cpus"}})
+    if (set && !tracing && !timehist.on) {
+      std::fprintf(stderr,
+                   "schedlab run: %s needs --trace, --trace-dat, --trace-json or --timehist\n",
+                   flag);
       return kExitBadInput;
     }
-    std::vector<int> cpus;
-    if (!trace.cpus.empty()) {
-      auto list = scenario::parse_cpulist(trace.cpus, &why);
-      if (!list) {
-        std::fprintf(stderr, "schedlab run: --trace-cpus %s: %s\n", trace.cpus.c_str(),
-                     why.c_str());
+  if (trace.pelt && !tracing) {
+    std::fprintf(stderr, "schedlab run: --trace-pelt needs --trace, --trace-dat or --trace-json\n");
+    return kExitBadInput;
+  }
+  std::string why;
+  Time from = 0, to = kTimeNever;
+  for (auto [text, out, flag] :
+       {std::tuple{trace.from, &from, "--trace-from"}, std::tuple{trace.to, &to, "--trace-to"}}) {
+    if (text.empty()) continue;
+    const auto d = scenario::parse_duration(text, &why);
+    if (!d) {
+      std::fprintf(stderr, "schedlab run: %s %s: %s\n", flag, text.c_str(), why.c_str());
+      return kExitBadInput;
+    }
+    *out = *d;
+  }
+  if (from >= to) {
+    std::fprintf(stderr, "schedlab run: --trace-from must be before --trace-to\n");
+    return kExitBadInput;
+  }
+  std::vector<int> cpus;
+  if (!trace.cpus.empty()) {
+    auto list = scenario::parse_cpulist(trace.cpus, &why);
+    if (!list) {
+      std::fprintf(stderr, "schedlab run: --trace-cpus %s: %s\n", trace.cpus.c_str(), why.c_str());
+      return kExitBadInput;
+    }
+    for (int c : *list)
+      if (c >= sim->kernel().nr_cpu_ids()) {
+        std::fprintf(stderr, "schedlab run: --trace-cpus %s: cpu %d does not exist (%d CPUs)\n",
+                     trace.cpus.c_str(), c, sim->kernel().nr_cpu_ids());
         return kExitBadInput;
       }
-      for (int c : *list)
-        if (c >= sim->kernel().nr_cpu_ids()) {
-          std::fprintf(stderr, "schedlab run: --trace-cpus %s: cpu %d does not exist (%d CPUs)\n",
-                       trace.cpus.c_str(), c, sim->kernel().nr_cpu_ids());
-          return kExitBadInput;
-        }
-      cpus = *list;
-    }
+    cpus = *list;
+  }
+  // perf sched timehist --time and -C: the same window and CPUs.
+  observe::Timehist::Options th;
+  th.from = from;
+  th.to = to;
+  th.cpus = cpus;
+  if (int rc = timehist_view.start("run", timehist, *sim, th)) return rc;
+  if (tracing) {
     if (!trace_out.open("run", "--trace", trace.file) ||
         !dat_out.open("run", "--trace-dat", trace.dat) ||
         !json_trace_out.open("run", "--trace-json", trace.json))
@@ -204,6 +217,7 @@ int cmd_run(const std::string &file, const std::string &config, std::optional<u6
                  static_cast<double>(r.metrics.end_ns) / 1e9);
   std::fputs(experiment::run_summary(r, s).c_str(), text_stream(data_on_stdout));
   if (latency) std::fputs(experiment::latency_table(r).c_str(), text_stream(data_on_stdout));
+  if (int rc = timehist_view.print("run", text_stream(data_on_stdout))) return rc;
   if (json_out.wanted()) {
     nlohmann::ordered_json j = experiment::run_to_json(r, s);
     j["partial"] = partial;
@@ -243,6 +257,7 @@ Command add_run_command(CLI::App &app) {
     TraceOptions trace;
     CheckOptions check;
     bool latency = false;
+    TimehistArgs timehist;
   };
   auto a = std::make_shared<Args>();
   CLI::App *run = app.add_subcommand("run", "Simulate one run of a scenario and print a summary");
@@ -282,6 +297,7 @@ Command add_run_command(CLI::App &app) {
   run->add_flag("--latency", a->latency,
                 "Print each task's scheduling delays as perf sched latency does (runtime, count, "
                 "average and maximum delay, when the maximum began and ended)");
+  add_timehist_options(run, a->timehist);
   run->add_flag("--check", a->check.on,
                 "Check the model's invariants (exit 4 on a violation) and measure wasted cores");
   run->add_option("--wasted-threshold", a->check.wasted_threshold,
@@ -320,7 +336,7 @@ Command add_run_command(CLI::App &app) {
                 .add("max_events", a->limits.max_events)
                 .add("max_wall", a->limits.max_wall);
             return cmd_run(a->file, a->config, seed, a->json, a->kernel, a->trace, a->check,
-                           a->latency, *events, wall, o);
+                           a->latency, a->timehist, *events, wall, o);
           }};
 }
 

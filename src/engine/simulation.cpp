@@ -263,12 +263,22 @@ void Simulation::cpu_switched(int cpu, task_struct *prev, task_struct *next) {
   arm_done(cpu);
 }
 
+void Simulation::write_marks(int cpu) {
+  for (const std::string &line : marks_) kernel_->trace_marker_write(cpu, line);
+  marks_.clear();
+}
+
 void Simulation::work_done(int cpu) {
   CpuExec &e = exec_[static_cast<std::size_t>(cpu)];
   assert(e.w);
   TaskWork &w = *e.w;
   w.remaining = 0;
   e.seg_start = std::max(e.seg_start, now_);
+  if (w.rtlog && !w.rtlog->started()) [[unlikely]] {
+    // rt-app's thread starts: its first line (thread 0 writes the clock reference first).
+    w.rtlog->task_start(now_, &w == &work_.front(), marks_);
+    write_marks(cpu);
+  }
   for (;;) {
     Action a;
     if (w.retry) {
@@ -310,7 +320,17 @@ void Simulation::work_done(int cpu) {
       case Action::Kind::Sync:
         if (do_sync(w, cpu, *a.phase)) return;
         continue;
+      case Action::Kind::Mark:
+        if (w.rtlog) {
+          w.rtlog->mark(now_, s_.marks[a.phase->res], marks_);
+          write_marks(cpu);
+        }
+        continue;
       case Action::Kind::Exit:
+        if (w.rtlog) {
+          w.rtlog->task_end(now_, marks_);
+          write_marks(cpu);
+        }
         w.act = Action{Action::Kind::Exit, 0};
         finite_left_--;
         if (w.parent >= 0) {  // exit_notify(): the parent hears of it from this CPU
@@ -409,6 +429,15 @@ RunResult Simulation::run() {
   u64 check_at = ~u64{0};
   if (stop_) check_at = kStopPollEvents;
   if (max_events_) check_at = std::min(check_at, max_events_);
+  // rt-app's ftrace log, when the file asks for it and a trace takes it. MODEL: rt-app's main
+  // thread is not simulated (a launcher that takes no CPU time forks the tasks): its lines are
+  // written on CPU 0, by whatever CPU 0 runs.
+  const bool rtapp_log = s_.rtapp_log.categories != 0 && kernel_->traces_print();
+  const bool rtapp_main = rtapp_log && (s_.rtapp_log.categories & workload::kRtappMain);
+  if (rtapp_log)
+    for (TaskWork &w : work_)
+      if (!w.model) w.rtlog = std::make_unique<workload::RtappLog>(s_.rtapp_log);
+  if (rtapp_main) kernel_->trace_marker_write(0, workload::rtapp_main_line("start"));
   while (!events_.empty()) {
     if (any_finite && finite_left_ == 0) break;
     if (events_.next_time() > limit) break;
@@ -440,6 +469,14 @@ RunResult Simulation::run() {
                        ? now_
                        : (s_.duration_ns ? s_.duration_ns : now_);
   now_ = end;
+  if (rtapp_main) {
+    // rt-app's main thread: "shutdown" when the duration ends the run, then "end" once the
+    // threads are gone (cancelled ones write no more lines).
+    kernel_->set_clock(end);
+    if (r.stop == RunResult::Stop::None && !(any_finite && finite_left_ == 0) && s_.duration_ns)
+      kernel_->trace_marker_write(0, workload::rtapp_main_line("shutdown"));
+    kernel_->trace_marker_write(0, workload::rtapp_main_line("end"));
+  }
   std::vector<const task_struct *> tasks;
   for (const auto &w : work_) tasks.push_back(w.p);
   r.metrics = metrics_->finish(end, tasks);

@@ -20,6 +20,7 @@
 #include "sim/random.h"
 #include "workload/benchmarks.h"
 #include "workload/program.h"
+#include "workload/rtapp_log.h"
 
 namespace schedlab::engine {
 
@@ -68,6 +69,7 @@ class Simulation : public kernel::CpuHooks {
     Time first = 0;                          // start time: rt-app's t_first, where timers begin
     std::vector<Time> timer_next;            // per-task timers' next boundary, by resource
     const workload::Phase *retry = nullptr;  // a Lock to retake once woken (futex semantics)
+    std::unique_ptr<workload::RtappLog> rtlog;  // rt-app's ftrace log, while a trace takes it
   };
   // A named resource of the scenario's synchronisation phases (workload::Resource).
   struct SyncState {
@@ -113,6 +115,8 @@ class Simulation : public kernel::CpuHooks {
   void sync_block(TaskWork &w, int cpu, std::vector<std::size_t> *queue);
   void sync_wake(std::size_t idx, int cpu);
   void mutex_release(SyncState &m, int cpu);
+  // Writes the lines in marks_ to trace_marker from the task running on cpu, and clears them.
+  void write_marks(int cpu);
 
   const scenario::Scenario &s_;
   std::string config_name_;
@@ -132,6 +136,7 @@ class Simulation : public kernel::CpuHooks {
   std::vector<workload::Phase> relock_;  // by resource: a Lock of it (a woken cond waiter)
   std::function<void(const kernel::Kernel &, Time)> after_event_;
   std::unique_ptr<observe::InvariantChecker> checker_;
+  std::vector<std::string> marks_;  // rt-app's lines to write now
   Time now_ = 0;
   int finite_left_ = 0;
   const std::atomic<bool> *stop_ = nullptr;

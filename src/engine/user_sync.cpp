@@ -80,6 +80,7 @@ bool Simulation::do_sync(TaskWork &w, int cpu, const workload::Phase &ph) {
       Time &next = s_.resources[ph.res].per_task ? w.timer_next[ph.res] : sync_[ph.res].next;
       if (next == kTimeNever) next = w.first;
       next += ph.dist.a;
+      if (w.rtlog) w.rtlog->timer(now_, next, now_ < next);
       if (now_ < next) {
         w.act = Action{Action::Kind::Run, 0};
         w.p->__state = kernel::TASK_INTERRUPTIBLE;
@@ -176,6 +177,7 @@ bool Simulation::do_sync(TaskWork &w, int cpu, const workload::Phase &ph) {
     case K::Runtime:
     case K::Sleep:
     case K::Loop:
+    case K::Mark:
       break;
   }
   assert(false && "not a synchronisation phase");

@@ -47,6 +47,13 @@ class Kernel {
   void add_tracer(TraceSink *t) {
     tracers_.push_back(t);
     load_tp_ = load_tp_ || t->traces_pelt();
+    print_tp_ = print_tp_ || t->traces_print();
+  }
+  // Whether some tracer takes the print event (trace_marker_write()).
+  bool traces_print() const { return print_tp_; }
+  // The task running on cpu writes `buf` to trace_marker: the print event.
+  void trace_marker_write(int cpu, std::string_view buf) const {
+    for (TraceSink *t : tracers_) t->print(clock_, cpu, cpu_rq(cpu)->curr, buf);
   }
   void set_clock(Time now) {
     clock_ = now;
@@ -423,7 +430,8 @@ class Kernel {
   sim::EventQueue &events_;
   CpuHooks *hooks_ = nullptr;
   std::vector<TraceSink *> tracers_;
-  bool load_tp_ = false;  // some tracer takes the load-tracking tracepoints
+  bool load_tp_ = false;   // some tracer takes the load-tracking tracepoints
+  bool print_tp_ = false;  // some tracer takes the print event
   Time clock_ = 0;
   int hardirq_count_ = 0;
   int softirq_count_ = 0;

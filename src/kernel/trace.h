@@ -2,6 +2,8 @@
 #pragma once
 // Tracepoints the model emits, named after the kernel's trace events. Observers implement
 // TraceSink; they read but never change the model.
+#include <string_view>
+
 #include "kernel/sched.h"
 
 namespace schedlab::kernel {
@@ -30,6 +32,12 @@ class TraceSink {
   // runs, the cookie, and how many siblings were forced idle by it.
   virtual void sched_core_pick(Time, int /*cpu*/, const task_struct * /*max*/,
                                unsigned long /*cookie*/, unsigned int /*forceidle*/) {}
+  // ftrace's print event: `current`, running on `cpu`, wrote `buf` (no newline) to
+  // trace_marker. User space writes only while some sink's traces_print() is true, so that a
+  // run that records no trace does not format the lines.
+  virtual bool traces_print() const { return false; }
+  virtual void print(Time, int /*cpu*/, const task_struct * /*current*/, std::string_view /*buf*/) {
+  }
 
   // The kernel's bare tracepoints of load tracking (no trace event of their own: a module
   // such as LISA's turns them into events). They fire only for sinks whose traces_pelt() is

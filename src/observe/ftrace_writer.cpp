@@ -192,13 +192,15 @@ int FtraceWriter::prepend_header() {
 
 // trace_print_context(): "%16s-%-7d [%03d] FLAGS %5lu.%06lu: ", the time in microseconds
 // rounded to the nearest (ns2usecs()).
-bool FtraceWriter::prefix(Time t, int cpu, const task_struct *current, bool in_schedule) {
+bool FtraceWriter::prefix(Time t, int cpu, const task_struct *current, bool in_schedule,
+                          bool irqs_off) {
   if (finished_ || !in_window(t) || !traced(cpu)) return false;
   entries_++;
   const unsigned long long usecs = (static_cast<unsigned long long>(t) + 500) / 1000;
+  std::string flags = trace_flags(k_, current, in_schedule);
+  if (!irqs_off) flags[0] = '.';
   std::fprintf(body_, "%16s-%-7d [%03d] %s %5llu.%06llu: ", trace_comm(current, true).c_str(),
-               current->pid, cpu, trace_flags(k_, current, in_schedule).c_str(), usecs / 1000000,
-               usecs % 1000000);
+               current->pid, cpu, flags.c_str(), usecs / 1000000, usecs % 1000000);
   return true;
 }
 
@@ -322,6 +324,13 @@ void FtraceWriter::util_est_se(Time t, int this_cpu, const task_struct *p) {
                "util=%lu\n",
                p->cpu, trace_comm(p, false).c_str(), p->pid,
                p->se.avg.util_est & ~kernel::UTIL_AVG_UNCHANGED, p->se.avg.util_avg);
+}
+
+// print, from tracing_mark_write(): a system call, so interrupts are on; trace_print_print()
+// shows the function that recorded it, then the text, which the kernel ends with a newline.
+void FtraceWriter::print(Time t, int cpu, const task_struct *current, std::string_view buf) {
+  if (!prefix(t, cpu, current, false, /*irqs_off=*/false)) return;
+  std::fprintf(body_, "tracing_mark_write: %.*s\n", static_cast<int>(buf.size()), buf.data());
 }
 
 }  // namespace schedlab::observe

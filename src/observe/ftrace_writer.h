@@ -48,6 +48,9 @@ class FtraceWriter : public kernel::TraceSink {
   void pelt_se(Time, int, const kernel::task_struct *) override;
   void util_est_cfs(Time, int, int, const kernel::sched_avg &) override;
   void util_est_se(Time, int, const kernel::task_struct *) override;
+  // Lines user space writes to trace_marker (rt-app's markers).
+  bool traces_print() const override { return true; }
+  void print(Time, int, const kernel::task_struct *, std::string_view) override;
 
  private:
   std::string header() const;
@@ -57,8 +60,10 @@ class FtraceWriter : public kernel::TraceSink {
   bool traced(int cpu) const { return cpus_[static_cast<std::size_t>(cpu)]; }
   // "comm-pid [cpu] d... sec.usec: " for the task current on cpu.
   // Returns false (printing nothing) outside the window or the traced CPUs.
-  // `in_schedule`: fired from inside __schedule() (need_resched already cleared).
-  bool prefix(Time t, int cpu, const kernel::task_struct *current, bool in_schedule = false);
+  // `in_schedule`: fired from inside __schedule() (need_resched already cleared);
+  // `irqs_off`: false for a system call's event (interrupts on).
+  bool prefix(Time t, int cpu, const kernel::task_struct *current, bool in_schedule = false,
+              bool irqs_off = true);
   // ... for the task the CPU runs now.
   bool prefix(Time t, int cpu) { return prefix(t, cpu, k_.cpu_rq(cpu)->curr); }
   const kernel::Kernel &k_;

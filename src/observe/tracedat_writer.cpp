@@ -262,12 +262,14 @@ void TraceDatWriter::note(const task_struct *p) {
   if (p->pid != 0) comms_.try_emplace(p->pid, trace_comm(p, false));
 }
 
-bool TraceDatWriter::begin(Time t, int cpu, const task_struct *current, bool in_schedule) {
+bool TraceDatWriter::begin(Time t, int cpu, const task_struct *current, bool in_schedule,
+                           bool irqs_off) {
   if (finished_ || err_ || t < from_ || t >= to_ || !cpus_[static_cast<std::size_t>(cpu)])
     return false;
   cpu_ = cpu;
   ts_ = t;
   flags_ = trace_entry_flags(k_, current, in_schedule);
+  if (!irqs_off) flags_ &= static_cast<std::uint8_t>(~kTraceIrqsOff);
   pid_ = current->pid;
   note(current);
   return true;
@@ -322,6 +324,11 @@ void TraceDatWriter::emit(Ev ev, std::initializer_list<Arg> args) {
 // A trace_marker write: the text and the newline the kernel adds.
 void TraceDatWriter::marker(const std::string &text) {
   emit(kPrint, {static_cast<long long>(kMarkWriteIp), std::string_view(text + "\n")});
+}
+
+void TraceDatWriter::print(Time t, int cpu, const task_struct *current, std::string_view buf) {
+  if (!begin(t, cpu, current, false, /*irqs_off=*/false)) return;
+  marker(std::string(buf));
 }
 
 void TraceDatWriter::sched_switch(Time t, int cpu, const task_struct *prev, unsigned int prev_state,

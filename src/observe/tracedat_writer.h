@@ -85,6 +85,9 @@ class TraceDatWriter : public kernel::TraceSink {
   void sched_core_cookie(Time, const kernel::task_struct *, unsigned long, unsigned long) override;
   void sched_core_pick(Time, int, const kernel::task_struct *, unsigned long,
                        unsigned int) override;
+  // Lines user space writes to trace_marker (rt-app's markers): ftrace's print event.
+  bool traces_print() const override { return true; }
+  void print(Time, int, const kernel::task_struct *, std::string_view) override;
   bool traces_pelt() const override { return pelt_; }
   void pelt_cfs(Time, int, int, const kernel::sched_avg &) override;
   void pelt_se(Time, int, const kernel::task_struct *) override;
@@ -117,7 +120,9 @@ class TraceDatWriter : public kernel::TraceSink {
   };
   // Starts an event on `cpu` for `current`, as FtraceWriter::prefix(); false (nothing
   // written) outside the window or the traced CPUs.
-  bool begin(Time t, int cpu, const kernel::task_struct *current, bool in_schedule = false);
+  // `irqs_off`: false for a system call's event (interrupts on), as FtraceWriter::prefix().
+  bool begin(Time t, int cpu, const kernel::task_struct *current, bool in_schedule = false,
+             bool irqs_off = true);
   bool begin(Time t, int cpu) { return begin(t, cpu, k_.cpu_rq(cpu)->curr); }
   // Encodes the event begun with its field values, in the order of its fields, and adds it to
   // the CPU's pages.

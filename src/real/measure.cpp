@@ -316,6 +316,8 @@ void Runner::act(Task &t, u64 t0) {
       case Action::Kind::Sync:
         if (!do_sync(t, *a.phase)) return;
         break;
+      case Action::Kind::Mark:  // rt-app's trace lines: a measurement records no trace
+        break;
       case Action::Kind::Exit:
         t.result.exited = true;
         t.result.exit_ns = monotonic_ns() - t0;
@@ -447,6 +449,7 @@ bool Runner::do_sync(Task &t, const workload::Phase &ph) {
     case K::Runtime:
     case K::Sleep:
     case K::Loop:
+    case K::Mark:
       break;
   }
   return true;

@@ -19,6 +19,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -377,6 +378,33 @@ std::string unsupported_reason(std::string_view type) {
   return "not modelled";
 }
 
+// rt-app's number for an event type (its resource_t, src/rt-app_types.h), as rtapp_event
+// lines print it; `unique`: a timer whose ref starts with "unique" (one per thread).
+int rtapp_type(std::string_view type, bool unique) {
+  if (type == "wait") return 2;
+  if (type == "signal") return 3;
+  if (type == "broad") return 4;
+  if (type == "sleep") return 5;
+  if (type == "run") return 6;
+  if (type == "sync") return 7;
+  if (type == "lock") return 8;
+  if (type == "unlock") return 9;
+  if (type == "timer") return unique ? 11 : 10;
+  if (type == "suspend") return 12;
+  if (type == "resume") return 13;
+  if (type == "runtime") return 19;
+  if (type == "yield") return 20;
+  if (type == "barrier") return 21;
+  return 0;  // the others are refused
+}
+
+// rt-app keeps an event's name in 48 bytes: a key copied whole keeps 47 characters, a name
+// built with snprintf ("key:resource") 46.
+std::string rtapp_desc(std::string s, std::size_t max) {
+  if (s.size() > max) s.resize(max);
+  return s;
+}
+
 enum class RtPolicy { Other, Batch, Idle, Fifo, Rr, Deadline };
 
 std::optional<RtPolicy> policy_of(std::string_view s) {
@@ -414,11 +442,22 @@ class Translator {
   };
   std::map<std::string, Origin> origins;
 
+  // rt-app's ftrace log: its categories, and per translated group (in order) its phases as
+  // rt-app runs them, for the Mark phases add_marks() puts around the translated events.
+  workload::RtappLogConfig rtapp_log;
+  struct PhaseLayout {
+    i64 loop = 1;                             // rt-app's phase loop (-1: forever)
+    bool flat = true;                         // its events are in the task's body, not a loop
+    std::vector<workload::RtappMark> events;  // one per rt-app event, modelled or not
+  };
+  std::vector<std::vector<PhaseLayout>> layouts;
+
  private:
   struct Task {
     std::string name;
     const JValue *obj = nullptr;
     int line = 0, col = 0;
+    std::size_t index = 0;  // among the file's tasks
   };
 
   [[noreturn]] void fail(const JValue &at, std::string_view field, std::string_view msg) const {
@@ -480,11 +519,16 @@ class Translator {
     fail(obj, field, fmt::format("missing required key \"{}\"", key));
   }
   toml::table read_task(const Task &t, std::size_t group);
-  // Appends a phase's events to `out`; returns the phase's loop count (-1: forever).
-  i64 read_phase(const JValue &obj, const std::string &task, const std::string &phase,
-                 std::vector<Origin> &out_origins, const std::vector<int> &task_cpus,
-                 RtPolicy task_policy, std::optional<i64> task_priority, bool events_only_here,
-                 toml::array &out);
+  // Appends a phase's events to `out`, and rt-app's view of each to `marks`; returns the
+  // phase's loop count (-1: forever). `index`: the task's position in the file.
+  i64 read_phase(const JValue &obj, const std::string &task, std::size_t index,
+                 const std::string &phase, std::vector<Origin> &out_origins,
+                 const std::vector<int> &task_cpus, RtPolicy task_policy,
+                 std::optional<i64> task_priority, bool events_only_here, toml::array &out,
+                 std::vector<workload::RtappMark> &marks);
+  // rt-app's event record for the rtapp_event line and the statistics.
+  workload::RtappMark event_mark(const JMember &m, std::string_view type, const std::string &task,
+                                 std::size_t index, int id, bool modelled) const;
 
   const Error &err_;
   RtPolicy default_policy_ = RtPolicy::Other;
@@ -565,10 +609,34 @@ void Translator::read_global(const JValue &g) {
       // Refused only when a task actually runs with it (see read_task).
       default_policy_ = *policy_of(m.value.s);
       default_policy_at_ = &m.value;
+    } else if (m.key == "ftrace") {
+      // rt-app's trace_marker lines: a list of categories, or the older boolean (true: all).
+      if (m.value.type == JValue::Type::Bool) {
+        rtapp_log.categories = m.value.b ? workload::kRtappMain | workload::kRtappTask |
+                                               workload::kRtappLoop | workload::kRtappEvent |
+                                               workload::kRtappStats | workload::kRtappAttrs
+                                         : 0;
+      } else if (m.value.type == JValue::Type::String) {
+        std::string bad;
+        if (!workload::parse_rtapp_categories(m.value.s, &rtapp_log.categories, &bad))
+          fail(m.value, field,
+               fmt::format("unknown category '{}' (rt-app's: main, task, loop, event, stats, "
+                           "none, comma-separated)",
+                           bad));
+      } else {
+        fail(m.value, field,
+             fmt::format("expected a string of categories (e.g. \"main,task,loop\") or a "
+                         "boolean, got {}",
+                         type_name(m.value)));
+      }
+    } else if (m.key == "cumulative_slack") {
+      if (m.value.type != JValue::Type::Bool)
+        fail(m.value, field, fmt::format("expected a boolean, got {}", type_name(m.value)));
+      rtapp_log.cumulative_slack = m.value.b;  // the slack of rtapp_stats lines
     } else if (m.key == "calibration" || m.key == "pi_enabled" || m.key == "lock_pages" ||
                m.key == "logdir" || m.key == "log_basename" || m.key == "log_size" ||
-               m.key == "ftrace" || m.key == "gnuplot" || m.key == "io_device" ||
-               m.key == "mem_buffer_size" || m.key == "cumulative_slack" || m.key == "frag") {
+               m.key == "gnuplot" || m.key == "io_device" || m.key == "mem_buffer_size" ||
+               m.key == "frag") {
       // MODEL: calibration, logging and memory locking change how real rt-app measures and
       // burns CPU, not the workload; "run" is work at full speed, calibrated exactly. ("frag"
       // is in rt-app's shipped examples but unknown to its parser.)
@@ -611,10 +679,11 @@ void Translator::read_schedlab(const JValue &s) {
   }
 }
 
-i64 Translator::read_phase(const JValue &obj, const std::string &task, const std::string &phase,
-                           std::vector<Origin> &out_origins, const std::vector<int> &task_cpus,
-                           RtPolicy task_policy, std::optional<i64> task_priority, bool task_level,
-                           toml::array &out) {
+i64 Translator::read_phase(const JValue &obj, const std::string &task, std::size_t index,
+                           const std::string &phase, std::vector<Origin> &out_origins,
+                           const std::vector<int> &task_cpus, RtPolicy task_policy,
+                           std::optional<i64> task_priority, bool task_level, toml::array &out,
+                           std::vector<workload::RtappMark> &marks) {
   const std::string where = task + ":" + phase;
   i64 loop = 1;
   bool any_event = false;
@@ -624,8 +693,11 @@ i64 Translator::read_phase(const JValue &obj, const std::string &task, const std
       any_event = true;
       const std::string why = unsupported_reason(*type);
       if (!why.empty()) fail(m, field, fmt::format("{} event: {}", *type, why));
+      const int id = static_cast<int>(marks.size());
       if (*type != "run" && *type != "runtime" && *type != "sleep") {
-        if (auto e = sync_event(m, *type, task, field)) {
+        auto e = sync_event(m, *type, task, field);
+        marks.push_back(event_mark(m, *type, task, index, id, e.has_value()));
+        if (e) {
           out.push_back(std::move(*e));
           out_origins.push_back({m.line, m.col, field});
         }
@@ -635,6 +707,7 @@ i64 Translator::read_phase(const JValue &obj, const std::string &task, const std
       // MODEL: rt-app's "run" of t us is floor(t * 1000 / ns_per_loop) loops of its calibration
       // workload; here it is exactly t us of work at full speed. A zero run or sleep does
       // nothing in either.
+      marks.push_back(event_mark(m, *type, task, index, id, ns != 0));
       if (ns == 0) continue;
       out.push_back(toml::table{{std::string(*type), ns}});
       out_origins.push_back({m.line, m.col, field});
@@ -675,6 +748,53 @@ i64 Translator::read_phase(const JValue &obj, const std::string &task, const std
   if (!any_event)
     fail(obj, where, "no events (rt-app refuses a phase without events, and so does schedlab)");
   return loop;
+}
+
+// rt-app's name for an event (parse_task_event_data() in rt-app_parse_config.c): the key, or
+// "key:resource" for the events that name resources. The value was checked by sync_event().
+workload::RtappMark Translator::event_mark(const JMember &m, std::string_view type,
+                                           const std::string &task, std::size_t index, int id,
+                                           bool modelled) const {
+  workload::RtappMark mk;
+  mk.kind = workload::RtappMark::Kind::Event;
+  mk.id = id;
+  mk.modelled = modelled;
+  const JValue &v = m.value;
+  const auto str = [&](std::string_view key, const char *dflt) {
+    if (v.type == JValue::Type::Object)
+      for (const JMember &x : v.obj)
+        if (x.key == key && x.value.type == JValue::Type::String) return x.value.s;
+    return std::string(dflt);
+  };
+  bool unique = false;
+  if (type == "run" || type == "runtime" || type == "sleep" || type == "yield") {
+    mk.desc = rtapp_desc(m.key, 47);
+    if (type != "sleep" && type != "yield") {
+      mk.stat = workload::RtappMark::Stat::Run;
+      mk.usec = v.i;
+    }
+  } else if (type == "timer") {
+    std::string ref = str("ref", "unknown");
+    // rt-app makes a "unique" timer's name its own by appending the address of the task's
+    // data; a memory address is not reproducible, so the task's index in the file stands in.
+    unique = ref.rfind("unique", 0) == 0;
+    if (unique) ref = rtapp_desc(fmt::format("{}{:x}", ref, index), 63);
+    mk.desc = rtapp_desc(fmt::format("{}:{}", m.key, ref), 46);
+    mk.stat = workload::RtappMark::Stat::Timer;
+    for (const JMember &x : v.obj)
+      if (x.key == "period") mk.usec = x.value.i;
+  } else if (type == "wait" || type == "sync") {
+    mk.desc = rtapp_desc(fmt::format("{}:{}:{}", m.key, str("ref", ""), str("mutex", "")), 46);
+  } else {
+    // lock, unlock, signal, broad, barrier: "key:name"; suspend, resume: "key:name:name" (the
+    // condition and its mutex share the name). A bare key names the task itself.
+    const std::string name = v.type == JValue::Type::String ? v.s : task;
+    mk.desc = type == "suspend" || type == "resume"
+                  ? rtapp_desc(fmt::format("{}:{}:{}", m.key, name, name), 46)
+                  : rtapp_desc(fmt::format("{}:{}", m.key, name), 46);
+  }
+  mk.type = rtapp_type(type, unique);
+  return mk;
 }
 
 std::optional<toml::table> Translator::sync_event(const JMember &m, std::string_view type,
@@ -785,6 +905,7 @@ toml::table Translator::read_task(const Task &t, std::size_t group) {
     origins[fmt::format("{}.phases[{}]", gpath, body.size())] = o;
   };
   i64 thread_loop = 0;
+  std::vector<PhaseLayout> &layout = layouts.emplace_back();
   if (phases) {
     size_t nr = phases->obj.size();
     if (nr == 0) fail(*phases, t.name + ":phases", "no phases");
@@ -794,8 +915,11 @@ toml::table Translator::read_task(const Task &t, std::size_t group) {
              fmt::format("expected an object, got {}", type_name(p.value)));
       toml::array events;
       std::vector<Origin> where;
-      const i64 l =
-          read_phase(p.value, t.name, p.key, where, task_cpus, pol, priority, false, events);
+      PhaseLayout &pl = layout.emplace_back();
+      const i64 l = read_phase(p.value, t.name, t.index, p.key, where, task_cpus, pol, priority,
+                               false, events, pl.events);
+      pl.loop = l;
+      pl.flat = l == 1 || (l < 0 && nr == 1);
       if (l < 0 && nr > 1)
         fail(p, t.name + ":" + p.key + ":loop",
              "a phase that loops forever (-1) is only supported in a task with one phase");
@@ -818,7 +942,11 @@ toml::table Translator::read_task(const Task &t, std::size_t group) {
     // Without "phases" the task object is its one phase; its "loop" is the phase's, and then
     // the thread runs that phase once; without "loop" it repeats forever.
     std::vector<Origin> where;
-    const i64 l = read_phase(obj, t.name, "-", where, task_cpus, pol, priority, true, body);
+    PhaseLayout &pl = layout.emplace_back();
+    const i64 l = read_phase(obj, t.name, t.index, "-", where, task_cpus, pol, priority, true, body,
+                             pl.events);
+    // rt-app runs the task object as one phase of `loop` iterations, once.
+    pl.loop = l;
     for (std::size_t i = 0; i < where.size(); i++)
       origins[fmt::format("{}.phases[{}]", gpath, i)] = where[i];
     thread_loop = loop ? (l < 0 ? -1 : l) : -1;
@@ -870,11 +998,15 @@ toml::table Translator::translate(const JValue &root, const std::string &stem) {
   if (tasks->type != JValue::Type::Object)
     fail(*tasks, "tasks", fmt::format("expected an object, got {}", type_name(*tasks)));
   toml::array groups;
+  std::size_t index = 0;
   for (const JMember &m : tasks->obj) {
-    toml::table g = read_task(Task{m.key, &m.value, m.line, m.col}, groups.size());
+    toml::table g = read_task(Task{m.key, &m.value, m.line, m.col, index++}, groups.size());
     // instance 0: rt-app creates the task's structures but no thread (it could be forked,
     // which schedlab refuses anyway).
-    if (g["count"].value_or<i64>(1) == 0) continue;
+    if (g["count"].value_or<i64>(1) == 0) {
+      layouts.pop_back();
+      continue;
+    }
     groups.push_back(std::move(g));
   }
   if (groups.empty())
@@ -938,6 +1070,68 @@ std::string reword(const std::string &what, const std::string &file,
   return file + ": error: " + rest;
 }
 
+// Puts rt-app's marks into the translated groups: each rt-app phase's instance starts with a
+// LoopStart mark and ends with a LoopEnd mark, and each event, modelled or not, is preceded by
+// its Event mark, where rt-app writes its lines. The translated phases keep their order and
+// loops (Translator::read_task): a phase's events are either in the task's body or the body
+// of one Loop phase, or absent when none is modelled.
+void add_marks(Scenario &s, const std::vector<std::vector<Translator::PhaseLayout>> &layouts) {
+  using workload::Phase;
+  using workload::RtappMark;
+  if (layouts.size() != s.groups.size()) throw std::logic_error("rt-app marks: group count");
+  const auto mark = [&](RtappMark m) {
+    Phase ph;
+    ph.kind = Phase::Kind::Mark;
+    ph.res = static_cast<std::uint32_t>(s.marks.size());
+    s.marks.push_back(std::move(m));
+    return ph;
+  };
+  for (std::size_t g = 0; g < layouts.size(); g++) {
+    std::vector<Phase> old = std::move(s.groups[g].phases);
+    std::vector<Phase> &body = s.groups[g].phases;
+    body.clear();
+    std::size_t k = 0;  // next translated phase in `old`
+    const auto nr_phases = static_cast<std::uint32_t>(layouts[g].size());
+    for (const Translator::PhaseLayout &pl : layouts[g]) {
+      std::size_t modelled = 0;
+      for (const RtappMark &e : pl.events) modelled += e.modelled ? 1 : 0;
+      std::vector<Phase> events;  // the translated phases of this rt-app phase
+      if (pl.flat) {
+        if (k + modelled > old.size()) throw std::logic_error("rt-app marks: phases");
+        for (std::size_t i = 0; i < modelled; i++) events.push_back(std::move(old[k++]));
+      } else if (modelled > 0) {
+        if (k >= old.size() || old[k].kind != Phase::Kind::Loop || old[k].body.size() != modelled)
+          throw std::logic_error("rt-app marks: loop");
+        events = std::move(old[k++].body);
+      }
+      std::vector<Phase> inner;
+      RtappMark start;
+      start.kind = RtappMark::Kind::LoopStart;
+      inner.push_back(mark(start));
+      std::size_t next = 0;
+      for (const RtappMark &e : pl.events) {
+        inner.push_back(mark(e));
+        if (e.modelled) inner.push_back(std::move(events[next++]));
+      }
+      RtappMark end;
+      end.kind = RtappMark::Kind::LoopEnd;
+      end.nr_phases = nr_phases;
+      end.phase_loops = pl.loop;
+      inner.push_back(mark(end));
+      if (pl.flat) {
+        for (Phase &ph : inner) body.push_back(std::move(ph));
+      } else {
+        Phase loop;
+        loop.kind = Phase::Kind::Loop;
+        loop.count = static_cast<std::uint64_t>(pl.loop);
+        loop.body = std::move(inner);
+        body.push_back(std::move(loop));
+      }
+    }
+    if (k != old.size()) throw std::logic_error("rt-app marks: leftover phases");
+  }
+}
+
 }  // namespace
 
 Scenario parse_rtapp(std::string_view text, const std::string &file_name) {
@@ -945,11 +1139,17 @@ Scenario parse_rtapp(std::string_view text, const std::string &file_name) {
   const JValue root = Parser(text, err).parse_document();
   Translator tr(err);
   const toml::table table = tr.translate(root, std::filesystem::path(file_name).stem().string());
+  Scenario s;
   try {
-    return read_scenario_table(table, file_name);
+    s = read_scenario_table(table, file_name);
   } catch (const ScenarioError &e) {
     throw ScenarioError(reword(e.what(), file_name, tr.origins));
   }
+  // rt-app's ftrace log: only when the file asks for it, so that its Mark phases (which take
+  // no time) are absent from every other run.
+  s.rtapp_log = tr.rtapp_log;
+  if (s.rtapp_log.categories) add_marks(s, tr.layouts);
+  return s;
 }
 
 }  // namespace schedlab::scenario

@@ -18,6 +18,7 @@
 #include "sim/time.h"
 #include "workload/benchmarks.h"
 #include "workload/program.h"
+#include "workload/rtapp_log.h"
 
 namespace schedlab::scenario {
 
@@ -108,6 +109,10 @@ struct Scenario {
   std::vector<workload::Resource> resources;
   std::vector<ConfigSpec> configs;  // empty: one implicit configuration named "default"
   std::vector<CompareSpec> compares;
+  // rt-app's ftrace log (an rt-app file's global.ftrace): what it writes, and the marks its
+  // tasks' Mark phases index. Empty for a TOML scenario.
+  workload::RtappLogConfig rtapp_log;
+  std::vector<workload::RtappMark> marks;
 };
 
 // Bad input: what() is one line, "FILE:LINE:COL: error: FIELD: MESSAGE" (LINE:COL omitted

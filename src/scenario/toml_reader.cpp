@@ -736,6 +736,7 @@ static bool takes_time(const std::vector<Phase> &phases, bool yield_takes_time) 
       case Phase::Kind::Unlock:
       case Phase::Kind::Signal:
       case Phase::Kind::Broadcast:
+      case Phase::Kind::Mark:
         break;
     }
   }

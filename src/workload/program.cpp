@@ -55,6 +55,8 @@ Action Cursor::next(sim::Stream &rng) {
         return Action{Action::Kind::Runtime, draw(ph.dist, rng)};
       case Phase::Kind::Sleep:
         return Action{Action::Kind::Sleep, draw(ph.dist, rng)};
+      case Phase::Kind::Mark:
+        return Action{Action::Kind::Mark, 0, &ph};
       default:
         return Action{Action::Kind::Sync, 0, &ph};
     }

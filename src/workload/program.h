@@ -40,6 +40,9 @@ struct Phase {
     Signal,     // pthread_cond_signal(condition res)
     Broadcast,  // pthread_cond_broadcast(condition res)
     Sync,       // Signal then Wait, atomically (rt-app's "sync")
+    // A line the task writes to the trace marker (rt-app's ftrace log): `res` indexes the
+    // scenario's marks. MODEL: it takes no CPU time.
+    Mark,
   };
   Kind kind = Kind::Run;
   Dist dist;
@@ -62,10 +65,11 @@ struct Resource {
 struct Action {
   // Block: wait, without a timer, until another task wakes this one (benchmark models only).
   // Sync: one of the synchronisation phases (Timer .. Sync), carried out by the executor.
-  enum class Kind { Run, Runtime, Sleep, Forever, Exit, Block, Sync };
+  // Mark: a Mark phase, for the executor to write if it traces.
+  enum class Kind { Run, Runtime, Sleep, Forever, Exit, Block, Sync, Mark };
   Kind kind = Kind::Exit;
   Time amount = 0;
-  const Phase *phase = nullptr;  // Sync: the phase
+  const Phase *phase = nullptr;  // Sync, Mark: the phase
 };
 
 // Walks a phase list `loops` times, or forever when loops is 0 (a stress task yields Forever).

@@ -135,7 +135,7 @@ fi
 for flag in "--trace-pelt" "--trace-from 1s" "--trace-to 1s" "--trace-cpus 0"; do
   "$bin" run "$src/scenarios/wakeup-fastpath.toml" $flag >/dev/null 2>"$tmp/err"; rc=$?
   check "$flag without --trace or --trace-json is refused with 2" \
-    '[ $rc -eq 2 ] && grep -q "needs --trace, --trace-dat or --trace-json" "$tmp/err"'
+    '[ $rc -eq 2 ] && grep -Eq "needs --trace, --trace-dat(,| or) --trace-json" "$tmp/err"'
 done
 echo "$((n-fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]

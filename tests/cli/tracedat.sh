@@ -15,14 +15,15 @@ check() { n=$((n+1)); if ! eval "$2"; then echo "FAIL: $1"; fail=$((fail+1)); fi
 one_line() { [ "$(wc -l <"$1")" -eq 1 ]; }
 cd "$tmp" || exit 1
 
-# Four runs, each traced as text and as trace.dat: a real machine's 6.12 kernel with
+# Five runs, each traced as text and as trace.dat: a real machine's 6.12 kernel with
 # core-scheduling markers (the whole run: forks, exits), with the load-tracking events too,
-# and 6.18 runs with cookies and with hackbench's forks and exits.
-runs="g612 p612 w618 h618"
+# 6.18 runs with cookies and with hackbench's forks and exits, and rt-app's markers.
+runs="g612 p612 w618 h618 rtapp"
 args_g612="$src/scenarios/golden-6.12-pairs-4t.toml"
 args_p612="$src/scenarios/golden-6.12-pairs-4t.toml --trace-pelt --trace-to 1s"
 args_w618="$src/scenarios/wakeup-fastpath.toml --config Cookie --trace-pelt --trace-to 0.5s"
 args_h618="$src/scenarios/hackbench-small.toml --trace-to 0.05s"
+args_rtapp="$src/tests/data/rtapp/ftrace.json"
 for r in $runs; do
   a="args_$r"
   # shellcheck disable=SC2086
@@ -64,6 +65,9 @@ if command -v trace-cmd >/dev/null; then
   check "the 6.12 runs have exits and load-tracking events, the 6.18 ones markers, forks and exits" \
     'grep -q " sched_process_exit: " g612.report && grep -q " lisa__sched_pelt_se: " p612.report &&
      grep -q " tracing_mark_write: C|0|forceidle_cpu" w618.report && grep -q "group_dead=true" h618.report'
+  check "rt-app's markers are print events, as many as in the text trace" \
+    '[ "$(grep -c " print: *tracing_mark_write: rtapp_loop: " rtapp.report)" -gt 0 ] &&
+     [ "$(grep -c " print: *tracing_mark_write: rtapp_" rtapp.report)" -eq "$(grep -c " tracing_mark_write: rtapp_" rtapp.txt)" ]'
   for r in $runs; do
     trace-cmd convert -i "$r.dat" -o "$r.v6.dat" --file-version 6 --compression none >/dev/null 2>&1; rc=$?
     check "$r: trace-cmd's own writer, copying the file as version 6 (trace-cmd convert), writes the same bytes" \
