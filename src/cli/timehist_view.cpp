@@ -3,9 +3,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <vector>
 
 #include "cli/commands.h"
+#include "observe/ftrace_writer.h"
 
 namespace schedlab::cli {
 
@@ -47,14 +47,7 @@ int TimehistView::start(const char *cmd, const TimehistArgs &a, engine::Simulati
 
 int TimehistView::print(const char *cmd, std::FILE *out) {
   if (!spool_) return 0;
-  int err = 0;
-  if (std::fflush(spool_) != 0 || std::ferror(spool_) || std::fseek(spool_, 0, SEEK_SET) != 0)
-    err = errno ? errno : EIO;
-  std::vector<char> buf(1 << 16);
-  for (std::size_t n; !err && (n = std::fread(buf.data(), 1, buf.size(), spool_)) > 0;)
-    if (std::fwrite(buf.data(), 1, n, out) != n) err = errno ? errno : EIO;
-  if (!err && std::ferror(spool_)) err = errno ? errno : EIO;
-  if (err) {
+  if (const int err = observe::copy_spool(spool_, out)) {
     std::fprintf(stderr, "schedlab %s: --timehist: write failed: %s\n", cmd, std::strerror(err));
     return kExitError;
   }

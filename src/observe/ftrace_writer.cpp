@@ -157,14 +157,19 @@ int FtraceWriter::finish() {
   return 0;
 }
 
+int copy_spool(std::FILE *spool, std::FILE *out) {
+  if (std::fflush(spool) != 0 || std::ferror(spool) || std::fseek(spool, 0, SEEK_SET) != 0)
+    return errno ? errno : EIO;
+  std::vector<char> buf(1 << 16);
+  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), spool)) > 0;)
+    if (std::fwrite(buf.data(), 1, n, out) != n) return errno ? errno : EIO;
+  return std::ferror(spool) ? (errno ? errno : EIO) : 0;
+}
+
 int FtraceWriter::copy_spool() {
-  if (std::fflush(spool_) != 0 || std::fseek(spool_, 0, SEEK_SET) != 0) return errno ? errno : EIO;
   const std::string h = header();
   if (std::fwrite(h.data(), 1, h.size(), out_) != h.size()) return errno ? errno : EIO;
-  std::vector<char> buf(1 << 16);
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), spool_)) > 0;)
-    if (std::fwrite(buf.data(), 1, n, out_) != n) return errno ? errno : EIO;
-  return std::ferror(spool_) ? (errno ? errno : EIO) : 0;
+  return observe::copy_spool(spool_, out_);
 }
 
 // Moves [start_, end) up by the header's length, a bounded chunk at a time from the end, then

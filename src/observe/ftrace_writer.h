@@ -82,6 +82,9 @@ class FtraceWriter : public kernel::TraceSink {
 
 // Which CPUs a trace covers, by CPU id: every CPU when `cpus` is empty.
 std::vector<char> traced_cpus(int nr_cpus, const std::vector<int> &cpus);
+// Appends all of `spool` (an unnamed temporary file a trace was streamed to) to `out`: 0, or
+// the errno of the first read or write that failed.
+int copy_spool(std::FILE *spool, std::FILE *out);
 
 // The comm as ftrace prints it: idle tasks are "<idle>" in the prefix; spaces become '_'.
 std::string trace_comm(const kernel::task_struct *p, bool prefix);
