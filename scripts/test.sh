@@ -45,3 +45,7 @@ img=$(step bash scripts/build-kernel.sh)
 step bash scripts/vm-smoke.sh "$img"
 # A scenario run on it with schedlab measure --vm: topology, cookies, forced idle, the schema.
 step bash scripts/twin-smoke.sh build/release/schedlab "$img"
+# The smallest row of docs/fidelity.md: the simulator beside the twin on the same seeds, each
+# effect within its tolerance or with a named mechanism (scripts/fidelity.sh --check).
+step bash scripts/fidelity.sh --schedlab build/release/schedlab --kernel "$img" \
+  --only twin-smoke --out build/fidelity-ci --check

@@ -13,6 +13,31 @@ import collections
 import sys
 
 
+KTHREADS = """# The kernel's own threads as the recording shows them (0.3-3 wakeups/s each, docs/scenario-
+# format.md "Kernel threads"); only the configuration "pairs (kernel threads)" runs them.
+[[group]]
+name = "kworker"
+kthread = true
+per_cpu = true
+loops = 0
+phases = [ { sleep = "exp(1500ms)" }, { runtime = "exp(200us)" } ]
+
+[[group]]
+name = "ksoftirqd"
+kthread = true
+per_cpu = true
+loops = 0
+phases = [ { sleep = "exp(700ms)" }, { runtime = "exp(70us)" } ]
+
+[[group]]
+name = "rcu_sched"
+kthread = true
+loops = 0
+phases = [ { sleep = "exp(1500ms)" }, { runtime = "exp(90us)" } ]
+
+"""
+
+
 def main() -> int:
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -51,6 +76,7 @@ numbering = "adjacent"     # as the QEMU guest saw it: {0,1} and {2,3}
 
 [kernel]
 version = "6.12"
+kthreads = false           # the kernel thread groups below run only where a config says so
 
 """)
     for t in sorted(phases):
@@ -59,6 +85,7 @@ version = "6.12"
         for _, busy, sleep in rows:
             out.write(f'  {{ runtime = "{busy}ms" }}, {{ sleep = "{sleep}ms" }},\n')
         out.write("]\n\n")
+    out.write(KTHREADS)
     # Threads 0+1 and 2+3 get a cookie each, as cookiebench sets them up: CREATE, SHARE_TO.
     pairs = """prctl = [
   { cmd = "create", by = "cbw0" },
@@ -78,6 +105,11 @@ name = "pairs (late wakeups)"
 
 [[config]]
 name = "no cookie"
+
+# The pairs with the kernel's threads running beside them.
+[[config]]
+name = "pairs (kernel threads)"
+""" + pairs + """kthreads = true
 """)
     return 0
 

@@ -27,7 +27,16 @@ static int policy_of(scenario::Policy p) {
 
 // Stream purposes: each task has one stream per purpose, so adding a purpose never shifts
 // the values another one sees.
-enum StreamPurpose : u64 { kStreamPhases = 1, kStreamStart = 2, kStreamChild = 3 };
+// Kernel threads draw from purposes of their own, indexed among the kernel threads: adding
+// them leaves every workload task's streams (and so the twin's, which does not start them)
+// unchanged.
+enum StreamPurpose : u64 {
+  kStreamPhases = 1,
+  kStreamStart = 2,
+  kStreamChild = 3,
+  kStreamKthreadPhases = 4,
+  kStreamKthreadStart = 5,
+};
 
 Simulation::Simulation(const scenario::Scenario &s, const std::string &config_name,
                        const kernel::KernelConfig &cfg, u64 seed)
@@ -43,8 +52,12 @@ Simulation::Simulation(const scenario::Scenario &s, const std::string &config_na
     exec_[static_cast<std::size_t>(c)].done_timer =
         events_.make_timer(EV_WORK_DONE, static_cast<u32>(c));
 
-  u64 task_index = 0;
+  u64 task_index = 0, kthread_index = 0;
   for (const auto &g : s.groups) {
+    if (g.kthread && !cfg_.kthreads) {
+      kthread_index += static_cast<u64>(g.count);  // the others keep their streams
+      continue;
+    }
     workload::Model *model = nullptr;
     if (g.bench.kind != workload::Benchmark::Kind::None) {
       ModelInst mi;
@@ -63,11 +76,21 @@ Simulation::Simulation(const scenario::Scenario &s, const std::string &config_na
       allowed = topo_.all();
     else
       for (int c : g.cpus) allowed.set(c);
-    for (int i = 0; i < g.count; i++, task_index++) {
+    for (int i = 0; i < g.count; i++) {
       std::string comm = g.count > 1 ? g.name + "-" + std::to_string(i) : g.name;
+      if (g.per_cpu) {
+        comm = g.name + "/" + std::to_string(i);
+        allowed = CpuMask(topo_.nr_cpus());
+        allowed.set(i);
+      }
       if (model && !model->comm(i).empty()) comm = model->comm(i);
+      const u64 index = g.kthread ? kthread_index++ : task_index++;
+      const u64 phases_purpose = g.kthread ? kStreamKthreadPhases : kStreamPhases;
+      const u64 start_purpose = g.kthread ? kStreamKthreadStart : kStreamStart;
       TaskWork w;
       w.p = kernel_->create_task(comm, g.nice, policy_of(g.policy), allowed);
+      // MODEL: a kernel thread only sleeps and runs as its phases say (docs/model.md, 33).
+      w.p->kthread = g.kthread;
       w.group = &g;
       w.finite = !g.stress && g.loops != 0;
       bool dormant = false;
@@ -80,8 +103,8 @@ Simulation::Simulation(const scenario::Scenario &s, const std::string &config_na
       }
       // Streams are keyed by the task's index in the scenario, not by pid or configuration:
       // every configuration sees the same demands.
-      w.rng = sim::Stream(seed, {kStreamPhases, task_index});
-      sim::Stream start_rng(seed, {kStreamStart, task_index});
+      w.rng = sim::Stream(seed, {phases_purpose, index});
+      sim::Stream start_rng(seed, {start_purpose, index});
       const Time start = workload::draw(g.start, start_rng);
       w.first = start;
       w.act = Action{Action::Kind::Run, 0};  // a new thread runs briefly before its first phase
@@ -106,8 +129,10 @@ void Simulation::assign_processes() {
   std::map<std::string, int> pgid_of;
   std::size_t i = 0;
   for (const auto &g : s_.groups) {
+    if (g.kthread && !cfg_.kthreads) continue;  // not created
     const std::string pgrp = g.pgrp.empty() ? g.name : g.pgrp;
     int per = g.threads_per_process > 0 ? g.threads_per_process : g.count;
+    if (g.kthread) per = 1;  // every kernel thread is a process of its own
     if (i < work_.size() && work_[i].model && work_[i].model->one_process_per_task()) per = 1;
     int tgid = 0;
     for (int t = 0; t < g.count; t++, i++) {

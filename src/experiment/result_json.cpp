@@ -199,6 +199,7 @@ ordered_json run_to_json(const RunResult &r, const scenario::Scenario &s) {
     ordered_json tj;
     tj["pid"] = tm.pid;
     tj["comm"] = tm.comm;
+    if (tm.kthread) tj["kthread"] = true;
     tj["runtime_ns"] = tm.runtime_ns;
     tj["wait_ns"] = tm.wait_ns;
     tj["sleep_ns"] = tm.sleep_ns;

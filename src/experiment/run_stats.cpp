@@ -103,7 +103,8 @@ RunStats run_stats(const RunResult &r) {
     ni_count += cs.lb_count_by_idle[2];
     ni_gained += cs.lb_gained_by_idle[2];
   }
-  for (const auto &tm : r.metrics.tasks) migrations += tm.nr_migrations;
+  for (const auto &tm : r.metrics.tasks)
+    if (!tm.kthread) migrations += tm.nr_migrations;
   v[STAT_mean_avg_idle_ns] = r.mean_avg_idle_ns();
   v[STAT_newidle_lb_count] = static_cast<double>(ni_count);
   v[STAT_newidle_lb_gained] = static_cast<double>(ni_gained);

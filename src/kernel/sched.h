@@ -148,6 +148,7 @@ struct task_struct {
   CpuMask cpus_mask;
   int nr_cpus_allowed = 0;
   bool is_idle_task = false;
+  bool kthread = false;       // PF_KTHREAD
   bool need_resched = false;  // TIF_NEED_RESCHED
   sched_entity se;
   // Model bookkeeping, not kernel state: CPU whose hrtimer will wake the task, and the last

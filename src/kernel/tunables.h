@@ -78,6 +78,9 @@ struct KernelConfig {
   // The nohz_full= boot parameter (CONFIG_NO_HZ_FULL): these CPUs stop their tick while they
   // run a lone task. Empty: none, every busy CPU ticks (NO_HZ idle only).
   std::vector<int> nohz_full;
+  // Whether the scenario's kernel threads ([[group]] kthread = true) run: a configuration can
+  // leave them out to show what they change.
+  bool kthreads = true;
 };
 
 }  // namespace schedlab::kernel

@@ -26,6 +26,7 @@ Metrics::TaskState &Metrics::first_seen(const task_struct *p) {
   TaskState &t = tasks_[pid];
   t.m.pid = p->pid;
   t.m.comm = p->comm;
+  t.m.kthread = p->kthread;
   return t;
 }
 
@@ -81,7 +82,8 @@ void Metrics::sched_switch(Time now, int cpu, const task_struct *prev, unsigned 
     cpus_[static_cast<std::size_t>(cpu)].pcount++;
     enter(t, State::Running, now);
     if (t.waking) {
-      wakeup_latency_.add(now - t.waking_at);
+      // The workload's wakeups: a kernel thread's are the kernel's own activity.
+      if (!t.m.kthread) wakeup_latency_.add(now - t.waking_at);
       t.waking = false;
     }
   }
@@ -139,7 +141,7 @@ void Metrics::sched_process_exit(Time now, const task_struct *p) {
   TaskState &t = task(p);
   t.m.exited = true;
   t.m.exit_ns = now;
-  if (now > completion_) completion_ = now;
+  if (now > completion_ && !p->kthread) completion_ = now;
 }
 
 RunMetrics Metrics::finish(Time end, const std::vector<const task_struct *> &tasks) {
@@ -155,6 +157,7 @@ RunMetrics Metrics::finish(Time end, const std::vector<const task_struct *> &tas
     TaskState t = task(p);
     enter(t, t.state, end);  // close the open interval
     t.m.core_forceidle_sum_ns = p->core_forceidle_sum;
+    if (p->kthread) r.kthread_forceidle_ns += p->core_forceidle_sum;
     r.tasks.push_back(t.m);
   }
   r.wakeup_latency = wakeup_latency_;

@@ -27,6 +27,7 @@ struct TaskMetrics {
   Time start_ns = 0;
   Time exit_ns = 0;  // 0: did not exit
   bool exited = false;
+  bool kthread = false;  // a kernel thread ([[group]] kthread = true): not the workload's
 };
 
 struct CpuMetrics {
@@ -45,6 +46,9 @@ struct RunMetrics {
   Time end_ns = 0;
   Time completion_ns = 0;  // last exit of a finite task (0 if none exited)
   Time forceidle_ns = 0;   // sum over CPUs of forced-idle time
+  // Forced idle charged to kernel threads (their core_forceidle_sum): the twin counts only the
+  // workload's tasks, so the run's forced idle leaves it out.
+  Time kthread_forceidle_ns = 0;
   std::vector<TaskMetrics> tasks;
   std::vector<CpuMetrics> cpus;
   Histogram wakeup_latency;  // sched_waking -> first switch-in, ns

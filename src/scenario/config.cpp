@@ -13,6 +13,7 @@ kernel::KernelConfig apply_config(const Scenario &s, const ConfigSpec *config) {
   for (auto [id, on] : config->features) k.features.on[id] = on;
   for (auto [id, v] : config->tunables) k.tunables.v[id] = v;
   if (config->nohz_full) k.nohz_full = *config->nohz_full;
+  if (config->kthreads) k.kthreads = *config->kthreads;
   return k;
 }
 

@@ -43,6 +43,13 @@ struct TaskGroupSpec {
   int threads_per_process = 0;
   // Process group: groups that name the same pgrp share one; default: the group's name.
   std::string pgrp;
+  // A kernel thread (PF_KTHREAD): the kernel's own activity, not the workload's. Its tasks take
+  // no cookie, are left out of the run's statistics (as the twin counts only the workload's
+  // tasks), draw from their own random streams (so adding them leaves every workload task's
+  // demands unchanged) and are not started by `measure`, where the real kernel has its own.
+  bool kthread = false;
+  // One task per CPU, bound to it and named name/CPU, as the kernel's per-CPU kthreads are.
+  bool per_cpu = false;
   // A benchmark model run instead of phases (hackbench, schbench, fork); kind None = phases.
   workload::Benchmark bench;
   int line = 0;  // where the group starts in the file
@@ -73,6 +80,7 @@ struct ConfigSpec {
   std::vector<std::pair<kernel::sched_feat_id, bool>> features;
   std::vector<std::pair<kernel::sched_tunable_id, std::int64_t>> tunables;
   std::optional<std::vector<int>> nohz_full;  // replaces [kernel] nohz_full when set
+  std::optional<bool> kthreads;               // replaces [kernel] kthreads when set
   std::vector<CookieShorthand> cookies;       // applied first, in order
   std::vector<PrctlOp> prctl;                 // then these, in order
   int line = 0;

@@ -176,16 +176,19 @@ std::string short_list(const Names &names, size_t max = 6) {
   return out;
 }
 
-// The tasks of a group, by name: `name` when count is 1, else `name-0` .. `name-(count-1)`.
+// The tasks of a group, by name: `name` when count is 1, else `name-0` .. `name-(count-1)`;
+// a per-CPU group's are `name/0` .. `name/(CPUs-1)`, as the kernel names per-CPU kthreads.
 std::string task_name(const TaskGroupSpec &g, int i) {
+  if (g.per_cpu) return fmt::format("{}/{}", g.name, i);
   return g.count == 1 ? g.name : fmt::format("{}-{}", g.name, i);
 }
 
 // Whether `task` is one of g's tasks, without listing them (a group may have a million).
 bool group_has_task(const TaskGroupSpec &g, std::string_view task) {
-  if (g.count == 1) return task == g.name;
+  if (g.count == 1 && !g.per_cpu) return task == g.name;
+  const char sep = g.per_cpu ? '/' : '-';
   if (task.size() <= g.name.size() + 1 || task.substr(0, g.name.size()) != g.name ||
-      task[g.name.size()] != '-')
+      task[g.name.size()] != sep)
     return false;
   const std::string_view digits = task.substr(g.name.size() + 1);
   if (digits.size() > 7 || (digits.size() > 1 && digits[0] == '0')) return false;  // count <= 1e6
@@ -654,9 +657,10 @@ void Reader::read_costs(const toml::table &t, MachineCosts &c) const {
 }
 
 void Reader::read_kernel(const toml::table &t, kernel::KernelConfig &k, int nr_cpus) const {
-  check_keys(t, "kernel", {"version", "features", "tunables", "nohz_full"});
+  check_keys(t, "kernel", {"version", "features", "tunables", "nohz_full", "kthreads"});
   if (const toml::node *n = t.get("nohz_full"))
     k.nohz_full = nohz_full(*n, "kernel.nohz_full", nr_cpus);
+  if (const toml::node *n = t.get("kthreads")) k.kthreads = boolean(*n, "kernel.kthreads");
   if (const toml::node *n = t.get("version")) {
     if (n->is_floating_point())
       fail(at(*n), "kernel.version", "expected a string such as \"6.18\", got a float");
@@ -745,9 +749,10 @@ static bool takes_time(const std::vector<Phase> &phases, bool yield_takes_time) 
 
 TaskGroupSpec Reader::read_group(const toml::table &t, const std::string &path, int nr_cpus,
                                  const MachineCosts &costs) const {
-  check_keys(t, path,
-             {"name", "count", "nice", "policy", "cpus", "start", "stress", "loops", "phases",
-              "threads_per_process", "pgrp", "hackbench", "schbench", "fork", "vm"});
+  check_keys(
+      t, path,
+      {"name", "count", "nice", "policy", "cpus", "start", "stress", "loops", "phases",
+       "threads_per_process", "pgrp", "hackbench", "schbench", "fork", "vm", "kthread", "per_cpu"});
   TaskGroupSpec g;
   g.line = static_cast<int>(at(t).line);
 
@@ -799,6 +804,28 @@ TaskGroupSpec Reader::read_group(const toml::table &t, const std::string &path, 
   if (const toml::node *n = t.get("cpus")) g.cpus = cpulist(*n, join(path, "cpus"), nr_cpus);
   if (const toml::node *n = t.get("start")) g.start = dist(*n, join(path, "start"));
   if (const toml::node *n = t.get("stress")) g.stress = boolean(*n, join(path, "stress"));
+  if (const toml::node *n = t.get("kthread")) g.kthread = boolean(*n, join(path, "kthread"));
+  if (const toml::node *n = t.get("per_cpu")) {
+    g.per_cpu = boolean(*n, join(path, "per_cpu"));
+    // One task per CPU, each bound to its CPU: the count and the affinity follow.
+    if (g.per_cpu && !g.kthread)
+      fail(at(*n), join(path, "per_cpu"),
+           "only for kernel threads (kthread = true): it models the kernel's per-CPU threads; "
+           "bind a workload's tasks with cpus");
+    if (g.per_cpu) {
+      for (std::string_view k : {"count", "cpus", "threads_per_process"})
+        if (const toml::node *c = t.get(k))
+          fail(at(*c, at(t)), join(path, k),
+               "not allowed with per_cpu = true (one task per CPU, each bound to its CPU)");
+      g.count = nr_cpus;
+    }
+  }
+  if (g.kthread || g.per_cpu)
+    for (std::string_view k : {"hackbench", "schbench", "fork", "vm"})
+      if (const toml::node *b = t.get(k))
+        fail(at(*b, at(t)), join(path, k),
+             fmt::format("not allowed with {} = true (a benchmark is a workload of its own)",
+                         g.kthread ? "kthread" : "per_cpu"));
   if (read_benchmark(t, path, nr_cpus, g)) return g;
 
   const toml::node *loops = t.get("loops");
@@ -1169,7 +1196,8 @@ std::uint32_t Reader::resource(workload::Resource::Kind kind, const std::string 
 
 ConfigSpec Reader::read_config(const toml::table &t, const std::string &path,
                                const Scenario &s) const {
-  check_keys(t, path, {"name", "features", "tunables", "nohz_full", "cookies", "prctl"});
+  check_keys(t, path,
+             {"name", "features", "tunables", "nohz_full", "kthreads", "cookies", "prctl"});
   ConfigSpec c;
   c.line = static_cast<int>(at(t).line);
   const toml::node *name = t.get("name");
@@ -1182,6 +1210,7 @@ ConfigSpec Reader::read_config(const toml::table &t, const std::string &path,
     read_tunables(*tu, join(path, "tunables"), c.tunables);
   if (const toml::node *n = t.get("nohz_full"))
     c.nohz_full = nohz_full(*n, join(path, "nohz_full"), s.topology.nr_cpus());
+  if (const toml::node *n = t.get("kthreads")) c.kthreads = boolean(*n, join(path, "kthreads"));
 
   const toml::node *cookies = t.get("cookies");
   const toml::node *prctl = t.get("prctl");
@@ -1232,6 +1261,11 @@ CookieShorthand Reader::read_cookie(const toml::node &n, const std::string &path
     fail(at(*group), group_field,
          fmt::format("no group named '{}' (groups: {})", c.group, short_list(names)));
   }
+  if (g->kthread)
+    fail(at(*group), group_field,
+         fmt::format("group '{}' is a kernel thread group (kthread = true): kernel threads take "
+                     "no cookie",
+                     c.group));
 
   const toml::node *per = t.get("per");
   if (!per) return c;  // one cookie for the whole group
@@ -1273,6 +1307,11 @@ void Reader::check_task(const toml::node &n, std::string_view field, const std::
                        task, owner->name, g.name));
     owner = &g;
   }
+  if (owner && owner->kthread)
+    fail(at(n), field,
+         fmt::format("'{}' is a kernel thread (group '{}' has kthread = true): kernel threads "
+                     "take no cookie",
+                     task, owner->name));
   if (owner) return;
   for (const TaskGroupSpec &g : s.groups)
     if (g.count > 1 && g.name == task)

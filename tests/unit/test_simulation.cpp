@@ -153,3 +153,67 @@ TEST(Flagship, NoCookieCompletionTimeMatchesTheSeedMail) {
   const double mean = sum / 10;
   EXPECT_NEAR(mean, 24.564, 0.02 * 24.564) << "mean completion " << mean << " s";
 }
+
+// Kernel threads ([[group]] kthread = true): one bound to each CPU with per_cpu, left out of
+// the workload's statistics, and drawing from streams of their own, so that adding them leaves
+// every workload task's demands as they were (the twin, which does not start them, runs the
+// same demands).
+TEST(Simulation, KernelThreadsAreBoundPerCpuAndLeaveTheWorkloadsDemandsAlone) {
+  const std::string workload = R"toml(
+[scenario]
+name = "kt"
+seed = 5
+[machine]
+cores_per_llc = 2
+threads_per_core = 2
+# No switch or migration costs: a task's CPU time is then exactly what its phases drew.
+[machine.costs]
+context_switch = "0"
+migration_penalty = "0"
+cross_llc_migration_penalty = "0"
+newidle_balance_base = "0"
+newidle_balance_per_cpu = "0"
+[[group]]
+name = "w"
+count = 5
+loops = 100
+phases = [ { runtime = "uniform(0ms, 4ms)" }, { sleep = "uniform(0ms, 6ms)" } ]
+[[config]]
+name = "cookie"
+cookies = [ { group = "w", per = 2 } ]
+)toml";
+  const std::string noise = R"toml(
+[[group]]
+name = "kworker"
+kthread = true
+per_cpu = true
+loops = 0
+phases = [ { sleep = "exp(1ms)" }, { runtime = "exp(100us)" } ]
+)toml";
+  const auto bare = scenario::parse_scenario(workload, "kt.toml");
+  const auto with = scenario::parse_scenario(workload + noise, "kt.toml");
+  const auto a = run(bare, 1, "cookie");
+  const auto b = run(with, 1, "cookie");
+
+  Time work_a = 0, work_b = 0;
+  int kthreads = 0;
+  for (const auto &t : a.metrics.tasks) work_a += t.runtime_ns;
+  for (const auto &t : b.metrics.tasks) {
+    if (!t.kthread) {
+      work_b += t.runtime_ns;
+      continue;
+    }
+    EXPECT_EQ(t.comm, "kworker/" + std::to_string(kthreads));
+    EXPECT_EQ(t.nr_migrations, 0u) << t.comm;  // bound to its CPU
+    EXPECT_GT(t.nr_switches, 100u) << t.comm;  // it ran, about once a millisecond
+    kthreads++;
+  }
+  EXPECT_EQ(kthreads, 4);
+  // The workers' CPU time is what their streams drew: the same with and without kthreads.
+  EXPECT_EQ(work_a, work_b);
+  // The kthreads disturb the workload: it ends later.
+  EXPECT_GT(b.metrics.completion_ns, a.metrics.completion_ns);
+  // Forced idle charged to a kthread (no cookie: its sibling's cookied task cannot run) is the
+  // kernel's: the run keeps it apart.
+  EXPECT_GT(b.metrics.kthread_forceidle_ns, 0u);
+}
