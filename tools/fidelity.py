@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Sets the simulator beside the twin kernel, effect by effect, with a tolerance per row.
 
-Reads the list of scenarios and the named mechanisms from a spec file (TOML), and for each
+Reads the list of scenarios and the named mechanisms from a spec file (TOML; a [[note]] names
+the row it explains, or "*" for every row of its scenario outside tolerance), and for each
 scenario NAME the results NAME.sim.json (`schedlab experiment --json`) and NAME.twin.json
 (`schedlab measure --vm --json`) from a directory; writes the Markdown tables of
 docs/fidelity.md to standard output. scripts/fidelity.sh runs both sides and then this.
@@ -149,6 +150,14 @@ def rows_for(sim, twin, compares, configs):
             return mean_change(sa, sb, key, first), mean_change(ta, tb, key, first)
         return paired_change(sa, sb, key), paired_change(ta, tb, key)
 
+    def changes(a, b):
+        """The change of every per-run quantity and benchmark metric from a to b."""
+        for keys, bench in ((RUN_KEYS, False), (BENCH_KEYS, True)):
+            for key, label in keys:
+                p = pair(key, a, b, bench)
+                if p:
+                    yield f"{label}: {a} → {b}", p[0], p[1], "points"
+
     if compares:
         for cmp in compares:
             base, patched, ref = cmp["base"], cmp["patched"], cmp["reference"]
@@ -160,14 +169,7 @@ def rows_for(sim, twin, compares, configs):
             p = pair("migrations", ref, base, False)
             if p:
                 yield f"migrations: {ref} → {base}", p[0], p[1], "points"
-            for key, label in RUN_KEYS:
-                p = pair(key, base, patched, False)
-                if p:
-                    yield f"{label}: {base} → {patched}", p[0], p[1], "points"
-            for key, label in BENCH_KEYS:
-                p = pair(key, base, patched, True)
-                if p:
-                    yield f"{label}: {base} → {patched}", p[0], p[1], "points"
+            yield from changes(base, patched)
     else:
         first = configs[0]
         for key, label in BENCH_KEYS[3:]:
@@ -180,14 +182,7 @@ def rows_for(sim, twin, compares, configs):
             p = pair("completion_time_s", first, c, False)
             if p:
                 yield f"completion time: {first} → {c}", p[0], p[1], "points"
-            for key, label in RUN_KEYS:
-                p = pair(key, first, c, False)
-                if p:
-                    yield f"{label}: {first} → {c}", p[0], p[1], "points"
-            for key, label in BENCH_KEYS:
-                p = pair(key, first, c, True)
-                if p:
-                    yield f"{label}: {first} → {c}", p[0], p[1], "points"
+            yield from changes(first, c)
 
 
 def verdict(kind, s, t):
@@ -259,7 +254,7 @@ def main(argv):
         for label, s, t, kind in rows_for(sim, twin, compares, configs):
             k = "cut" if label.startswith("the patch's cut") else kind
             ok, diff = verdict(k, s, t)
-            note = notes.get((name, label))
+            note = notes.get((name, label)) or notes.get((name, "*"))
             if ok is None:
                 continue
             noise = None
