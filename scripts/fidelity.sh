@@ -7,10 +7,12 @@
 # smallest scenario (--only twin-smoke --check).
 #
 # Usage: scripts/fidelity.sh [--schedlab BIN] [--kernel IMG] [--out DIR] [--only NAME]...
-#                            [--runs N] [--reuse-twin] [--check] [--write-doc]
+#                            [--runs N] [--accel auto|kvm|tcg] [--reuse-twin] [--check]
+#                            [--write-doc]
 #   --out DIR      where the results go (default build/fidelity)
 #   --only NAME    only this scenario of the spec (may be repeated)
 #   --runs N       seeds per scenario instead of the spec's
+#   --accel A      passed to measure --vm (default auto: KVM when a guest starts under it)
 #   --reuse-twin   keep a twin result already in DIR (the simulator side always re-runs)
 #   --check        exit 1 when a row is outside its tolerance and no mechanism is named
 #   --write-doc    replace the generated part of docs/fidelity.md
@@ -23,6 +25,7 @@ out="$root/build/fidelity"
 only=()
 runs=""
 reuse=0
+accel=auto
 check=()
 write_doc=0
 
@@ -34,14 +37,16 @@ while [ $# -gt 0 ]; do
     --out) [ $# -ge 2 ] || die "--out needs a directory"; out=$2; shift 2 ;;
     --only) [ $# -ge 2 ] || die "--only needs a scenario name"; only+=("$2"); shift 2 ;;
     --runs) [ $# -ge 2 ] || die "--runs needs a number"; runs=$2; shift 2 ;;
+    --accel) [ $# -ge 2 ] || die "--accel needs auto, kvm or tcg"; accel=$2; shift 2 ;;
     --reuse-twin) reuse=1; shift ;;
     --check) check=(--check); shift ;;
     --write-doc) write_doc=1; shift ;;
-    -h|--help) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
 [[ -z "$runs" || "$runs" =~ ^[1-9][0-9]*$ ]] || die "--runs: '$runs' is not a positive integer"
+case "$accel" in auto|kvm|tcg) ;; *) die "--accel: '$accel' is not auto, kvm or tcg" ;; esac
 [ -x "$bin" ] || die "$bin: no schedlab binary (build it, or give --schedlab)"
 if [ -z "$img" ]; then
   img=$(bash "$root/scripts/build-kernel.sh") || die "the twin kernel did not build"
@@ -66,7 +71,7 @@ for line in "${list[@]}"; do
     echo "fidelity: $name: twin result kept" >&2
   else
     echo "fidelity: $name: twin, $n seeds" >&2
-    "$bin" measure "$root/$file" --vm --kernel "$img" --runs "$n" \
+    "$bin" measure "$root/$file" --vm --kernel "$img" --accel "$accel" --runs "$n" \
       --json "$out/$name.twin.json" > "$out/$name.twin.txt"
   fi
 done

@@ -9,7 +9,8 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libfmt-dev)
 all_pkgs=(python3 linux-perf libgtest-dev libgmock-dev libbenchmark-dev rt-app libopenmpi-dev openmpi-bin
-          clang libclang-rt-14-dev dpkg-dev man-db groff-base pkg-config libtracecmd-dev trace-cmd)
+          clang libclang-rt-14-dev dpkg-dev man-db groff-base pkg-config libtracecmd-dev libtracefs-dev
+          libtraceevent-dev trace-cmd)
 twin_pkgs=(linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
            cpio xz-utils patch perl libc6-dev python3 qemu-system-x86)
 for arg in "$@"; do

@@ -119,6 +119,7 @@ check("no arguments: usage, exit 2", p.returncode == 2 and "Usage" in p.stderr)
 # scripts/fidelity.sh's own argument checks (no kernel needed).
 for args, msg in ((["--runs", "0"], "--runs: '0' is not a positive integer"),
                   (["--frobnicate"], "unknown argument '--frobnicate'"),
+                  (["--accel", "hvf"], "--accel: 'hvf' is not auto, kvm or tcg"),
                   (["--schedlab", "/nonexistent"], "/nonexistent: no schedlab binary")):
     p = subprocess.run(["bash", os.path.join(src, "scripts", "fidelity.sh"), *args],
                        capture_output=True, text=True)
