@@ -45,7 +45,9 @@ img=$(step bash scripts/build-kernel.sh)
 step bash scripts/vm-smoke.sh "$img"
 # A scenario run on it with schedlab measure --vm: topology, cookies, forced idle, the schema.
 step bash scripts/twin-smoke.sh build/release/schedlab "$img"
-# The smallest row of docs/fidelity.md: the simulator beside the twin on the same seeds, each
-# effect within its tolerance or with a named mechanism (scripts/fidelity.sh --check).
+# The smallest scenario of docs/fidelity.md: twin-smoke's 3 seeds on the twin beside the
+# simulator's, each effect within its tolerance or with a named mechanism.
+mkdir -p build/fidelity-ci
+cp build/twin-smoke/twin.json build/fidelity-ci/twin-smoke.twin.json
 step bash scripts/fidelity.sh --schedlab build/release/schedlab --kernel "$img" \
-  --only twin-smoke --out build/fidelity-ci --check
+  --only twin-smoke --out build/fidelity-ci --reuse-twin --check
