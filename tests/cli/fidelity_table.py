@@ -99,6 +99,16 @@ check(f"a row apart by less than the noise passes --check (rc {rc})", rc == 0)
 check("it is marked as within the noise",
       "≈ apart by less than the runs' noise" in row(out, "migrations: Cookie → Cookie + patch"))
 
+# A note for every row of the scenario ("*") explains the rows outside both the tolerance and
+# the noise; a row within the noise stays marked so.
+WILD = '[[note]]\nscenario = "s"\nrow = "*"\nmechanism = "host-bound"\n'
+rc, out, err = run(SPEC + WILD, result(1500, 5), result(1200, 400), "--check")
+check("a \"*\" note leaves a row within the noise marked ≈",
+      "≈" in row(out, "migrations: Cookie → Cookie + patch"))
+rc, out, err = run(SPEC + WILD, result(1500, 5), result(1200, 5), "--check")
+check(f"a \"*\" note names the mechanism of a row outside (rc {rc})",
+      rc == 0 and "✘ host-bound" in row(out, "migrations: Cookie → Cookie + patch"))
+
 # An overhead twice the model's is outside ×/÷ 1.5.
 rc, out, err = run(SPEC, result(1500, 5), result(1500, 5, completion=(24.0, 28.0, 27.0)))
 check("an overhead ratio of 0.5 is outside its tolerance",
