@@ -51,10 +51,6 @@ BENCH_KEYS = [
 ]
 
 
-class SpecError(Exception):
-    pass
-
-
 def t95(n):
     # Two-sided 95 % quantile of Student's t with n degrees of freedom (n >= 1).
     table = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,

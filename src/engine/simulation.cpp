@@ -77,9 +77,8 @@ Simulation::Simulation(const scenario::Scenario &s, const std::string &config_na
     else
       for (int c : g.cpus) allowed.set(c);
     for (int i = 0; i < g.count; i++) {
-      std::string comm = g.count > 1 ? g.name + "-" + std::to_string(i) : g.name;
+      std::string comm = scenario::task_name(g, i);
       if (g.per_cpu) {
-        comm = g.name + "/" + std::to_string(i);
         allowed = CpuMask(topo_.nr_cpus());
         allowed.set(i);
       }

@@ -605,7 +605,7 @@ MeasureResult Runner::run() {
     }
     for (int i = 0; i < g.count; i++, task_index++) {
       Task &t = tasks_.emplace_back();
-      t.comm = g.count > 1 ? g.name + "-" + std::to_string(i) : g.name;
+      t.comm = scenario::task_name(g, i);
       t.group = &g;
       t.rng = sim::Stream(s_.seed, {kStreamPhases, task_index});
       sim::Stream start_rng(s_.seed, {kStreamStart, task_index});

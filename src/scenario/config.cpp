@@ -7,6 +7,11 @@
 
 namespace schedlab::scenario {
 
+std::string task_name(const TaskGroupSpec &g, int i) {
+  if (g.per_cpu) return g.name + "/" + std::to_string(i);
+  return g.count == 1 ? g.name : g.name + "-" + std::to_string(i);
+}
+
 kernel::KernelConfig apply_config(const Scenario &s, const ConfigSpec *config) {
   kernel::KernelConfig k = s.kernel;
   if (!config) return k;

@@ -67,6 +67,11 @@ struct PrctlOp {
   int line = 0;
 };
 
+// The comm of task i of a group: `name` when count is 1, else `name-0` .. `name-(count-1)`; a
+// per-CPU group's are `name/0` .. `name/(CPUs-1)`, as the kernel names per-CPU kthreads. A
+// benchmark model may name its tasks itself (workload::Model::comm()).
+std::string task_name(const TaskGroupSpec &g, int i);
+
 // Shorthand: fresh cookies for a group's tasks, one per group, per task, or per n consecutive
 // tasks (n = 2 gives the seed mail's "5 pairs" of 10 threads).
 struct CookieShorthand {

@@ -176,13 +176,6 @@ std::string short_list(const Names &names, size_t max = 6) {
   return out;
 }
 
-// The tasks of a group, by name: `name` when count is 1, else `name-0` .. `name-(count-1)`;
-// a per-CPU group's are `name/0` .. `name/(CPUs-1)`, as the kernel names per-CPU kthreads.
-std::string task_name(const TaskGroupSpec &g, int i) {
-  if (g.per_cpu) return fmt::format("{}/{}", g.name, i);
-  return g.count == 1 ? g.name : fmt::format("{}-{}", g.name, i);
-}
-
 // Whether `task` is one of g's tasks, without listing them (a group may have a million).
 bool group_has_task(const TaskGroupSpec &g, std::string_view task) {
   if (g.count == 1 && !g.per_cpu) return task == g.name;
